@@ -1,0 +1,5 @@
+import sys
+
+from finrag.cli import main
+
+sys.exit(main())

@@ -1,0 +1,109 @@
+"""Canary queries: known questions with known good answers, run from the CLI and the app.
+
+A canary file (TOML) holds `[[canary]]` tables: a name, a query, optional filters, and an
+`expect` table: some hit within the first `within` of `method` ("fused" by default) must match
+every given field (ticker, fiscal_year, section, chunk_type) and contain every `contains` string
+(case-insensitive). A canary fails with the reasons when no hit qualifies.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from finrag.models import ChunkType, Filters, Hit
+
+DEFAULT_FILE = Path(__file__).with_name("canaries.toml")
+
+
+class Expect(BaseModel):
+    method: Literal["fused", "dense", "bm25"] = "fused"
+    within: int = Field(3, ge=1, le=50)
+    ticker: str | None = None
+    fiscal_year: int | None = None
+    section: str | None = None
+    chunk_type: ChunkType | None = None
+    contains: list[str] = Field(default_factory=list)
+
+
+class Canary(BaseModel):
+    name: str
+    query: str
+    tickers: list[str] = Field(default_factory=list)
+    fiscal_years: list[int] = Field(default_factory=list)
+    chunk_types: list[ChunkType] = Field(default_factory=list)
+    k: int = 10
+    expect: Expect = Field(default_factory=Expect)
+
+    def filters(self) -> Filters:
+        return Filters(tickers=self.tickers, fiscal_years=self.fiscal_years,
+                       chunk_types=self.chunk_types)
+
+
+class CanaryResult(BaseModel):
+    name: str
+    query: str
+    passed: bool
+    failures: list[str]
+    dense: list[dict]
+    bm25: list[dict]
+    fused: list[dict]
+
+
+def load_canaries(path: Path = DEFAULT_FILE) -> list[Canary]:
+    try:
+        data = tomllib.loads(Path(path).read_text())
+        return [Canary.model_validate(c) for c in data.get("canary", [])]
+    except FileNotFoundError:
+        raise ValueError(f"canary file {path} not found") from None
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise ValueError(f"canary file {path} is invalid: {first}") from None
+
+
+def run_canary(searcher, canary: Canary) -> CanaryResult:
+    result = searcher.search(canary.query, canary.filters(), top_k=max(canary.k, canary.expect.within))
+    hits = getattr(result, canary.expect.method)[: canary.expect.within]
+    failures = _filter_violations(result, canary.filters())
+    if not any(_qualifies(h, canary.expect) for h in hits):
+        failures.append(_why_not(hits, canary.expect))
+    return CanaryResult(
+        name=canary.name, query=canary.query, passed=not failures, failures=failures,
+        dense=[summary(h) for h in result.dense[:3]],
+        bm25=[summary(h) for h in result.bm25[:3]],
+        fused=[summary(h) for h in result.fused[:3]],
+    )
+
+
+def summary(hit: Hit) -> dict:
+    c = hit.chunk
+    return {"rank": hit.rank, "chunk_id": hit.chunk_id, "ticker": c.ticker,
+            "fiscal_year": c.fiscal_year, "section": c.section, "chunk_type": c.chunk_type,
+            "page": c.page, "text": c.text[:160]}
+
+
+def _qualifies(hit: Hit, expect: Expect) -> bool:
+    c = hit.chunk
+    fields = {"ticker": c.ticker, "fiscal_year": c.fiscal_year, "section": c.section,
+              "chunk_type": c.chunk_type}
+    if any(getattr(expect, k) is not None and getattr(expect, k) != v for k, v in fields.items()):
+        return False
+    text = c.text.lower()
+    return all(s.lower() in text for s in expect.contains)
+
+
+def _filter_violations(result, filters: Filters) -> list[str]:
+    bad = [h for lst in (result.dense, result.bm25, result.fused) for h in lst
+           if not filters.matches(h.chunk.payload())]
+    return [f"{len(bad)} hits break the canary's filters"] if bad else []
+
+
+def _why_not(hits: list[Hit], expect: Expect) -> str:
+    want = {k: v for k, v in expect.model_dump().items()
+            if k not in ("method", "within") and v not in (None, [])}
+    got = "; ".join(f"#{h.rank} {h.chunk.ticker} FY{h.chunk.fiscal_year} {h.chunk.section}"
+                    for h in hits) or "no hits"
+    return f"no {expect.method} top-{expect.within} hit matches {want} (got: {got})"

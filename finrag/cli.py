@@ -1,0 +1,191 @@
+"""`python -m finrag search|canary|bench|eval`: thin argparse surface over the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+from finrag.config import K_EACH, RRF_K, Settings
+
+EXIT_OK, EXIT_FAIL = 0, 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (RuntimeError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m finrag", description="Search indexed 10-Ks.")
+    sub = p.add_subparsers(required=True, metavar="{search,canary,bench,eval}")
+
+    s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
+    s.add_argument("query")
+    s.add_argument("--ticker", action="append", default=[], help="repeatable")
+    s.add_argument("--year", action="append", default=[], help="fiscal year, repeatable")
+    s.add_argument("--chunk-type", action="append", default=[], choices=["narrative", "table"])
+    s.add_argument("--k", type=int, default=10, help="results per list")
+    s.add_argument("--k-each", type=int, default=K_EACH, help="candidates per retriever")
+    s.add_argument("--rrf-k", type=int, default=RRF_K)
+    s.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
+    s.add_argument("--data-dir", type=Path)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(run=_search)
+
+    c = sub.add_parser("canary", help="run the canary queries; exit 1 if one fails")
+    c.add_argument("--file", type=Path, help="canary TOML (default: the bundled canaries)")
+    c.add_argument("--data-dir", type=Path)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(run=_canary)
+
+    b = sub.add_parser("bench", help="latency, memory and build figures at N chunks")
+    b.add_argument("--chunks", type=int, default=10_000)
+    b.add_argument("--queries", type=int, default=50)
+    b.add_argument("--work-dir", type=Path, help="where to build (default: a temp dir)")
+    b.add_argument("--source-dir", type=Path, help="index whose chunk texts to replicate")
+    b.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(run=_bench)
+    return p
+
+
+def searcher_for(data_dir: Path | None):
+    from finrag.embed import Embedder
+    from finrag.search import HybridSearcher
+
+    return HybridSearcher(Settings.from_env(data_dir), Embedder())
+
+
+def parse_filters(tickers: list[str], years: list[str], chunk_types: list[str]):
+    from finrag.models import Filters
+
+    bad = [y for y in years if not y.strip().isdigit() or not 1990 <= int(y) <= 2100]
+    if bad:
+        raise ValueError(f"--year {bad[0]!r} is not a fiscal year like 2023")
+    return Filters(tickers=tickers, fiscal_years=[int(y) for y in years], chunk_types=chunk_types)
+
+
+def _search(args) -> int:
+    filters = parse_filters(args.ticker, args.year, args.chunk_type)
+    weights = _weights(args.weights)
+    searcher = searcher_for(args.data_dir)
+    _warn_unknown(searcher, filters)
+    result = searcher.search(args.query, filters, args.k, k_each=args.k_each,
+                             rrf_k=args.rrf_k, weights=weights)
+    if args.json:
+        print(json.dumps(search_json(result), indent=2))
+    else:
+        _print_columns(result)
+    return EXIT_OK
+
+
+def _weights(text: str) -> tuple[float, float]:
+    try:
+        dense, bm25 = (float(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(f"--weights {text!r}: give two numbers, dense,bm25, e.g. 1,1") from None
+    if dense < 0 or bm25 < 0:
+        raise ValueError(f"--weights {text!r}: weights must be >= 0")
+    return dense, bm25
+
+
+def _warn_unknown(searcher, filters) -> None:
+    companies = searcher.index.facets()["companies"]
+    unknown = [t for t in filters.tickers if t not in companies]
+    if unknown:
+        known = ", ".join(sorted(companies)) or "none"
+        print(f"note: ticker {', '.join(unknown)} is not indexed (indexed: {known})",
+              file=sys.stderr)
+
+
+def hit_json(hit) -> dict:
+    c = hit.chunk
+    out = {"chunk_id": hit.chunk_id, "rank": hit.rank, "score": round(hit.score, 6),
+           "ticker": c.ticker, "fiscal_year": c.fiscal_year, "chunk_type": c.chunk_type,
+           "section": c.section, "page": c.page, "text": c.text}
+    return out
+
+
+def search_json(result) -> dict:
+    fused = []
+    for h in result.fused:
+        item = hit_json(h)
+        item.update(dense_rank=h.dense_rank, bm25_rank=h.bm25_rank,
+                    dense_contribution=round(h.dense_contribution, 6),
+                    bm25_contribution=round(h.bm25_contribution, 6))
+        fused.append(item)
+    return {"query": result.query, "filters": result.filters.model_dump(),
+            "dense": [hit_json(h) for h in result.dense],
+            "bm25": [hit_json(h) for h in result.bm25], "fused": fused,
+            "message": result.message, "generation": result.generation,
+            "timings_ms": {k: round(v, 2) for k, v in result.timings_ms.items()}}
+
+
+def _print_columns(result) -> None:
+    if result.message:
+        print(result.message)
+    width = max(30, (shutil.get_terminal_size((150, 20)).columns - 6) // 3)
+    columns = [("DENSE", result.dense), ("BM25", result.bm25), ("FUSED (RRF)", result.fused)]
+    cells = [[_cell(h, width) for h in hits] for _, hits in columns]
+    print(" | ".join(f"{name:<{width}}" for name, _ in columns))
+    print("-+-".join("-" * width for _ in columns))
+    for i in range(max((len(c) for c in cells), default=0)):
+        block = [c[i] if i < len(c) else [""] for c in cells]
+        for line in range(max(len(b) for b in block)):
+            print(" | ".join(f"{(b[line] if line < len(b) else ''):<{width}}" for b in block))
+        print("-+-".join("-" * width for _ in columns))
+
+
+def _cell(hit, width: int) -> list[str]:
+    c = hit.chunk
+    head = f"#{hit.rank} {c.ticker} FY{c.fiscal_year} {c.section} {c.chunk_type[0].upper()}"
+    if c.page:
+        head += f" p{c.page}"
+    if hit.dense_rank is not None or hit.bm25_rank is not None:
+        head += f" [d{hit.dense_rank or '-'} b{hit.bm25_rank or '-'}]"
+    snippet = " ".join(c.text.split())[: width * 3]
+    return [head[:width]] + textwrap.wrap(snippet, width)[:3]
+
+
+def _canary(args) -> int:
+    from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
+
+    canaries = load_canaries(args.file or DEFAULT_FILE)
+    searcher = searcher_for(args.data_dir)
+    results = [run_canary(searcher, c) for c in canaries]
+    passed = sum(r.passed for r in results)
+    if args.json:
+        print(json.dumps({"canaries": [r.model_dump() for r in results], "passed": passed,
+                          "failed": len(results) - passed}, indent=2))
+    else:
+        for r in results:
+            _print_canary(r)
+        print(f"{passed} passed, {len(results) - passed} failed")
+    return EXIT_OK if passed == len(results) else EXIT_FAIL
+
+
+def _print_canary(r) -> None:
+    print(f"{'PASS' if r.passed else 'FAIL'}  {r.name}: {r.query}")
+    for method in ("dense", "bm25", "fused"):
+        tops = ", ".join(f"{h['ticker']} FY{h['fiscal_year']} {h['section']}"
+                         for h in getattr(r, method))
+        print(f"      {method:5} top-3: {tops or '-'}")
+    for failure in r.failures:
+        print(f"      reason: {failure}")
+
+
+def _bench(args) -> int:
+    from finrag.bench import print_report, run_bench
+
+    report = run_bench(args.chunks, queries=args.queries, work_dir=args.work_dir,
+                       source_dir=args.source_dir, naive=not args.no_naive)
+    print(json.dumps(report, indent=2) if args.json else print_report(report))
+    return EXIT_OK

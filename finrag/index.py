@@ -1,0 +1,322 @@
+"""One index on disk: chunk table + BM25 + vector store + manifest, published whole.
+
+Layout of a data directory::
+
+    CURRENT                 name of the published generation (replaced atomically)
+    generations/<name>/     one complete, immutable index generation
+        manifest.json       model, dim, tokenizer version, BM25 parameters, backend, counts
+        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type)
+        bm25/               lexical index (row i = chunk row i)
+        vectors/            Qdrant edge shard (embedded backend only)
+    embeddings.sqlite       cache of vectors by text hash: re-ingesting re-embeds nothing
+    build.lock              one build at a time
+
+Readers never see a half-built index: a build writes a new generation under a temporary name,
+renames it into place, and only then points CURRENT at it. A reader keeps serving the
+generation it opened and switches when CURRENT names another one (`Index.is_stale`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from finrag.config import EMBED_DIM, MODEL_NAME, Settings
+from finrag.lexical import BM25Index
+from finrag.models import Chunk, Filters
+from finrag.tokens import TOKENIZER_VERSION, tokenize
+
+FORMAT_VERSION = 1
+CURRENT = "CURRENT"
+GENERATIONS = "generations"
+
+
+class IndexUnavailable(RuntimeError):
+    """The index is missing or cannot be used; the message says what to do."""
+
+
+NO_INDEX_HINT = "run `python -m ingest build --sample` (or `python -m ingest build PATH...`)"
+
+
+def bm25_text(chunk: Chunk) -> str:
+    """What BM25 indexes: the chunk text with its provenance words (company, year, Item)."""
+    return f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title}\n{chunk.text}"
+
+
+def current_generation(data_dir: Path) -> str | None:
+    try:
+        name = (data_dir / CURRENT).read_text().strip()
+    except FileNotFoundError:
+        return None
+    return name or None
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def write_generation(
+    settings: Settings, name: str, chunks: list[Chunk], vectors: np.ndarray, model_name: str
+) -> Path:
+    """Write a complete generation under a temporary name, then rename it into place."""
+    root = settings.data_dir / GENERATIONS
+    tmp = root / f".tmp-{name}"
+    tmp.mkdir(parents=True)
+    _write_chunks(tmp / "chunks.sqlite", chunks)
+    bm25 = BM25Index.build([tokenize(bm25_text(c)) for c in chunks])
+    bm25.save(tmp / "bm25")
+    backend = _write_vectors(settings, tmp, name, chunks, vectors)
+    manifest = {
+        "format": FORMAT_VERSION,
+        "generation": name,
+        "model": model_name,
+        "dim": int(vectors.shape[1]) if len(vectors) else EMBED_DIM,
+        "tokenizer": TOKENIZER_VERSION,
+        "bm25": {"k1": bm25.k1, "b": bm25.b, "idf": bm25.idf_variant},
+        "backend": backend,
+        "chunks": len(chunks),
+    }
+    _write_json(tmp / "manifest.json", manifest)
+    final = root / name
+    os.replace(tmp, final)
+    _fsync_dir(root)
+    return final
+
+
+def publish(data_dir: Path, name: str) -> None:
+    """Point CURRENT at a finished generation, atomically."""
+    tmp = data_dir / f".{CURRENT}.tmp"
+    with open(tmp, "w") as fh:
+        fh.write(name + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, data_dir / CURRENT)
+    _fsync_dir(data_dir)
+
+
+def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
+    con = sqlite3.connect(path)
+    con.execute(
+        "CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, ticker TEXT,"
+        " company TEXT, fiscal_year INTEGER, chunk_type TEXT, filing_key TEXT, payload TEXT)"
+    )
+    con.executemany(
+        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?)",
+        (
+            (i, c.chunk_id, c.ticker, c.company, c.fiscal_year, c.chunk_type, c.filing_key,
+             c.model_dump_json())
+            for i, c in enumerate(chunks)
+        ),
+    )
+    con.commit()
+    con.close()
+
+
+def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
+    ids = [c.chunk_id for c in chunks]
+    payloads = [_vector_payload(c) for c in chunks]
+    dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
+    if settings.qdrant_url:
+        from finrag.store.server import ServerStore
+
+        collection = f"finrag-{name}"
+        store = ServerStore.create(_client(settings), collection, dim)
+        kind = {"kind": "server", "collection": collection}
+    else:
+        from finrag.store.edge import EdgeStore
+
+        store = EdgeStore.create(directory / "vectors", dim)
+        kind = {"kind": "edge"}
+    for start in range(0, len(ids), 1024):
+        end = start + 1024
+        store.upsert(ids[start:end], vectors[start:end], payloads[start:end])
+    store.finish()
+    store.close()
+    return kind
+
+
+def _vector_payload(chunk: Chunk) -> dict:
+    """The vector store keeps the filter fields; full payloads live in chunks.sqlite."""
+    return {
+        "chunk_id": chunk.chunk_id,
+        "ticker": chunk.ticker,
+        "fiscal_year": chunk.fiscal_year,
+        "chunk_type": chunk.chunk_type,
+    }
+
+
+def _client(settings: Settings):
+    from qdrant_client import QdrantClient
+
+    url = settings.qdrant_url
+    if url == ":memory:":
+        return _memory_client()
+    return QdrantClient(url=url, api_key=settings.qdrant_api_key, timeout=10)
+
+
+_MEMORY_CLIENT = None
+
+
+def _memory_client():
+    """One shared in-process client, so writer and reader in one process see the same data."""
+    global _MEMORY_CLIENT
+    if _MEMORY_CLIENT is None:
+        from qdrant_client import QdrantClient
+
+        _MEMORY_CLIENT = QdrantClient(location=":memory:")
+    return _MEMORY_CLIENT
+
+
+def _write_json(path: Path, data: dict) -> None:
+    with open(path, "w") as fh:
+        json.dump(data, fh, indent=2, sort_keys=True)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+@dataclass
+class Columns:
+    """Per-row filter columns, for BM25 masks and the app's facets."""
+
+    chunk_ids: list[str]
+    tickers: np.ndarray
+    companies: list[str]
+    years: np.ndarray
+    types: np.ndarray
+
+
+class Index:
+    """A published generation, opened read-only."""
+
+    def __init__(self, settings: Settings, name: str) -> None:
+        self.settings = settings
+        self.name = name
+        self.path = settings.data_dir / GENERATIONS / name
+        self.manifest = self._manifest()
+        self._check_compatible()
+        self._db = sqlite3.connect(
+            f"file:{self.path / 'chunks.sqlite'}?mode=ro&immutable=1", uri=True,
+            check_same_thread=False,
+        )
+        self.columns = self._columns()
+        self.bm25 = BM25Index.load(self.path / "bm25", expect_tokenizer=TOKENIZER_VERSION)
+        self.vectors = self._open_vectors()
+
+    @classmethod
+    def open(cls, settings: Settings) -> "Index":
+        name = current_generation(settings.data_dir)
+        if name is None:
+            raise IndexUnavailable(f"no index in {settings.data_dir}: {NO_INDEX_HINT}")
+        return cls(settings, name)
+
+    def is_stale(self) -> bool:
+        return current_generation(self.settings.data_dir) not in (None, self.name)
+
+    def __len__(self) -> int:
+        return len(self.columns.chunk_ids)
+
+    def mask(self, filters: Filters) -> np.ndarray | None:
+        """Rows passing the filters (None = all rows)."""
+        if filters.is_empty():
+            return None
+        c = self.columns
+        keep = np.ones(len(c.chunk_ids), dtype=bool)
+        if filters.tickers:
+            keep &= np.isin(c.tickers, filters.tickers)
+        if filters.fiscal_years:
+            keep &= np.isin(c.years, filters.fiscal_years)
+        if filters.chunk_types:
+            keep &= np.isin(c.types, filters.chunk_types)
+        return keep
+
+    def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self._db.execute(
+            f"SELECT chunk_id, payload FROM chunks WHERE chunk_id IN ({marks})", chunk_ids
+        ).fetchall()
+        return {cid: Chunk.model_validate_json(p) for cid, p in rows}
+
+    def all_chunks(self) -> list[Chunk]:
+        rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()
+        return [Chunk.model_validate_json(p) for (p,) in rows]
+
+    def facets(self) -> dict:
+        """What is indexed: companies by ticker, fiscal years, chunk counts per ticker x year."""
+        rows = self._db.execute(
+            "SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks"
+            " GROUP BY ticker, company, fiscal_year, chunk_type ORDER BY ticker, fiscal_year"
+        ).fetchall()
+        companies = {t: c for t, c, *_ in rows}
+        counts: dict[str, dict] = {}
+        for ticker, _, year, kind, n in rows:
+            cell = counts.setdefault(f"{ticker} {year}", {"ticker": ticker, "fiscal_year": year})
+            cell[kind] = cell.get(kind, 0) + n
+        return {
+            "companies": companies,
+            "fiscal_years": sorted({r[2] for r in rows}),
+            "filings": list(counts.values()),
+        }
+
+    def close(self) -> None:
+        self.vectors.close()
+        self._db.close()
+
+    def _manifest(self) -> dict:
+        try:
+            return json.loads((self.path / "manifest.json").read_text())
+        except (FileNotFoundError, json.JSONDecodeError) as exc:
+            raise IndexUnavailable(f"index generation {self.path} is damaged ({exc}); {NO_INDEX_HINT}")
+
+    def _check_compatible(self) -> None:
+        m = self.manifest
+        expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION}
+        for key, want in expected.items():
+            if m.get(key) != want:
+                raise IndexUnavailable(
+                    f"index in {self.settings.data_dir} was built with {key}={m.get(key)!r}, "
+                    f"this finrag uses {want!r}: rebuild it with `python -m ingest build --rebuild ...`"
+                )
+
+    def _columns(self) -> Columns:
+        rows = self._db.execute(
+            "SELECT chunk_id, ticker, company, fiscal_year, chunk_type FROM chunks ORDER BY row"
+        ).fetchall()
+        return Columns(
+            chunk_ids=[r[0] for r in rows],
+            tickers=np.array([r[1] for r in rows], dtype=object),
+            companies=[r[2] for r in rows],
+            years=np.array([r[3] for r in rows], dtype=np.int64),
+            types=np.array([r[4] for r in rows], dtype=object),
+        )
+
+    def _open_vectors(self):
+        backend = self.manifest["backend"]
+        if backend["kind"] == "server":
+            from finrag.store.server import ServerStore
+
+            if not self.settings.qdrant_url:
+                raise IndexUnavailable(
+                    f"index in {self.settings.data_dir} keeps its vectors on a Qdrant server: "
+                    "set FINRAG_QDRANT_URL"
+                )
+            return ServerStore.open(_client(self.settings), backend["collection"])
+        from finrag.store.edge import EdgeStore
+
+        return EdgeStore.open(self.path / "vectors")

@@ -1,0 +1,186 @@
+"""HybridSearcher: dense and BM25 retrieval under the same filters, fused by weighted RRF.
+
+Both retrievers apply the filters before taking their top `k_each`: the vector store gets the
+payload filter inside its query; BM25 scores only the rows that pass (with IDF and average
+length from the whole index). Near-duplicates (the same text in several filings or tables) are
+collapsed before fusion so they cannot fill the top-k: every candidate is mapped to the lowest
+chunk id among the candidates with the same normalized text, and takes the best rank of its group.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+import unicodedata
+
+from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
+from finrag.fusion import rrf
+from finrag.index import Index
+from finrag.models import Chunk, Filters, Hit, SearchResult
+from finrag.tokens import tokenize
+
+MAX_QUERY_CHARS = 2000
+NO_MATCH = "No indexed chunk matches these filters."
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class QueryError(ValueError):
+    """A query or search setting that cannot be run; the message says why."""
+
+
+def clean_query(query: str) -> str:
+    text = _CONTROL.sub(" ", unicodedata.normalize("NFKC", query or ""))
+    text = " ".join(text.split())
+    if not text:
+        raise QueryError("the question is empty: type a few words, e.g. 'services revenue'")
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(
+            f"the question is {len(text):,} characters long; keep it under {MAX_QUERY_CHARS:,}"
+        )
+    return text
+
+
+def text_signature(text: str) -> str:
+    return hashlib.sha1(" ".join(text.lower().split()).encode()).hexdigest()
+
+
+class HybridSearcher:
+    """Answers queries from the published index; picks up a newer generation on its own."""
+
+    def __init__(self, settings: Settings, embedder) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self._index: Index | None = None
+        self._retired: Index | None = None  # kept open one swap longer for in-flight queries
+        self._lock = threading.Lock()
+
+    @property
+    def index(self) -> Index:
+        with self._lock:
+            if self._index is None:
+                self._index = Index.open(self.settings)
+            elif self._index.is_stale():
+                fresh = Index.open(self.settings)
+                if self._retired is not None:
+                    self._retired.close()
+                self._retired, self._index = self._index, fresh
+            return self._index
+
+    def search(
+        self,
+        query: str,
+        filters: Filters | None = None,
+        top_k: int = TOP_K,
+        *,
+        k_each: int = K_EACH,
+        rrf_k: int = RRF_K,
+        weights: tuple[float, float] = (1.0, 1.0),
+    ) -> SearchResult:
+        filters = filters or Filters()
+        text = clean_query(query)
+        _check_settings(top_k, k_each)
+        index = self.index
+        result = SearchResult(query=text, filters=filters, generation=index.name)
+        mask = index.mask(filters)
+        if len(index) == 0 or (mask is not None and not mask.any()):
+            result.message = NO_MATCH
+            return result
+        timings: dict[str, float] = {}
+        dense = self._dense(index, text, filters, k_each, timings)
+        bm25 = self._bm25(index, text, mask, k_each, timings)
+        self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, timings)
+        result.timings_ms = timings
+        if self._too_long(text):
+            result.message = (
+                f"The question is longer than the model's {MODEL_MAX_TOKENS}-token window: "
+                "dense search used its beginning, BM25 all of it."
+            )
+        return result
+
+    def close(self) -> None:
+        for index in (self._index, self._retired):
+            if index is not None:
+                index.close()
+        self._index = self._retired = None
+
+    # --- retrievers ------------------------------------------------------------------------
+
+    def _dense(self, index, text, filters, k_each, timings) -> list[tuple[str, float]]:
+        t0 = time.perf_counter()
+        vector = self.embedder.encode([text])[0]
+        t1 = time.perf_counter()
+        hits = index.vectors.search(vector, filters, k_each)
+        timings["embed"] = (t1 - t0) * 1000
+        timings["dense"] = (time.perf_counter() - t1) * 1000
+        return hits
+
+    def _bm25(self, index, text, mask, k_each, timings) -> list[tuple[str, float]]:
+        t0 = time.perf_counter()
+        rows = index.bm25.search(tokenize(text), k_each, mask)
+        ids = index.columns.chunk_ids
+        timings["bm25"] = (time.perf_counter() - t0) * 1000
+        return [(ids[row], score) for row, score in rows]
+
+    def _too_long(self, text: str) -> bool:
+        counter = getattr(self.embedder, "count_tokens", None)
+        return bool(counter) and counter([text])[0] > MODEL_MAX_TOKENS
+
+    # --- fusion and hydration --------------------------------------------------------------
+
+    def _assemble(self, result, index, dense, bm25, top_k, rrf_k, weights, timings) -> None:
+        t0 = time.perf_counter()
+        chunks = index.chunks(list({cid for cid, _ in dense + bm25}))
+        canon = _canonical_ids(chunks)
+        dense, bm25 = _collapse(dense, canon), _collapse(bm25, canon)
+        fused = rrf(
+            {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
+            k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
+        )
+        result.dense = _hits(dense[:top_k], chunks)
+        result.bm25 = _hits(bm25[:top_k], chunks)
+        result.fused = [
+            Hit(
+                chunk_id=f.chunk_id, rank=i, score=f.score, chunk=chunks[f.chunk_id],
+                dense_rank=f.ranks.get("dense"), bm25_rank=f.ranks.get("bm25"),
+                dense_contribution=f.contributions.get("dense", 0.0),
+                bm25_contribution=f.contributions.get("bm25", 0.0),
+            )
+            for i, f in enumerate(fused, start=1)
+        ]
+        timings["fuse"] = (time.perf_counter() - t0) * 1000
+
+
+def _check_settings(top_k: int, k_each: int) -> None:
+    if not 1 <= top_k <= 100:
+        raise QueryError(f"results per list must be between 1 and 100, got {top_k}")
+    if k_each < top_k:
+        raise QueryError(f"k_each ({k_each}) must be at least the number of results ({top_k})")
+
+
+def _canonical_ids(chunks: dict[str, Chunk]) -> dict[str, str]:
+    """Each candidate -> the lowest chunk id among candidates with the same normalized text."""
+    first: dict[str, str] = {}
+    for cid in sorted(chunks):
+        first.setdefault(text_signature(chunks[cid].text), cid)
+    return {cid: first[text_signature(c.text)] for cid, c in chunks.items()}
+
+
+def _collapse(ranked: list[tuple[str, float]], canon: dict[str, str]) -> list[tuple[str, float]]:
+    """Replace ids by their canonical id, keeping each group's best-ranked entry only."""
+    seen: set[str] = set()
+    out = []
+    for cid, score in ranked:
+        c = canon.get(cid, cid)
+        if c not in seen:
+            seen.add(c)
+            out.append((c, score))
+    return out
+
+
+def _hits(ranked: list[tuple[str, float]], chunks: dict[str, Chunk]) -> list[Hit]:
+    return [
+        Hit(chunk_id=cid, rank=i, score=float(score), chunk=chunks[cid])
+        for i, (cid, score) in enumerate(ranked, start=1)
+    ]

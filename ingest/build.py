@@ -1,0 +1,257 @@
+"""The ingest run: locate -> read -> sections -> chunks -> embed -> write a generation -> publish.
+
+Each run reads every filing it is given, merges their chunks with the published index (a filing
+already indexed is replaced by its new chunks), and, if anything changed, writes a complete new
+index generation and publishes it. Nothing changed -> nothing is written. Embeddings go through a
+persistent cache, committed batch by batch, so a killed run resumes where it stopped and a
+re-run re-embeds nothing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from finrag.cache import EmbeddingCache
+from finrag.config import Settings
+from finrag.index import GENERATIONS, Index, current_generation, publish, write_generation
+from finrag.models import Chunk
+from ingest.chunk import chunk_filing
+from ingest.read import ReadError, locate, read_filing
+from ingest.sections import split_sections
+
+KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
+
+
+@dataclass
+class FilingReport:
+    path: str
+    status: str  # "ok" | "failed" | "skipped"
+    ticker: str = ""
+    cik: str = ""
+    company: str = ""
+    fiscal_year: int | None = None
+    period_end: str | None = None
+    accession: str = ""
+    error: str = ""
+    chunks: int = 0
+    new_chunks: int = 0
+    chunk_types: dict = field(default_factory=dict)
+    sections: list = field(default_factory=list)
+
+
+@dataclass
+class BuildReport:
+    filings: list[FilingReport]
+    generation: str | None
+    published: bool
+    seconds: float
+    embedded: int  # texts embedded in this run (cache misses)
+
+    def totals(self) -> dict:
+        return {
+            "filings": len(self.filings),
+            "chunks": sum(f.chunks for f in self.filings),
+            "new_chunks": sum(f.new_chunks for f in self.filings),
+            "failed": sum(f.status == "failed" for f in self.filings),
+        }
+
+    def to_json(self) -> dict:
+        return {
+            "filings": [vars(f) for f in self.filings],
+            "totals": self.totals(),
+            "generation": self.generation,
+            "published": self.published,
+            "seconds": round(self.seconds, 3),
+            "embedded": self.embedded,
+        }
+
+
+class BuildError(RuntimeError):
+    """A fatal problem with the run itself (not with one input file)."""
+
+
+def build(
+    paths: list[Path],
+    settings: Settings,
+    embedder,
+    counter,
+    *,
+    ticker: str | None = None,
+    fiscal_year: int | None = None,
+    rebuild: bool = False,
+    progress=None,
+) -> BuildReport:
+    started = time.perf_counter()
+    units = locate([Path(p) for p in paths])
+    if not units:
+        raise BuildError(f"no filings found under {', '.join(map(str, paths))}")
+    _ensure_writable(settings.data_dir)
+    with _build_lock(settings.data_dir):
+        _remove_leftovers(settings.data_dir)
+        old = [] if rebuild else _published_chunks(settings)
+        read = _read_all(units, counter, ticker, fiscal_year, progress)
+        merged = _merge(old, _fresh(read))
+        _count_new(read, old)
+        reports = [report for report, _ in read]
+        changed = rebuild or {c.chunk_id for c in merged} != {c.chunk_id for c in old}
+        embedded, name = 0, current_generation(settings.data_dir)
+        if changed:
+            embedded = _embed(settings, embedder, merged, progress)
+            name = _write(settings, embedder, merged)
+        _collect_garbage(settings)
+    return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
+
+
+def _read_all(units, counter, ticker, fiscal_year, progress):
+    """Read every unit; one failed file never stops the others."""
+    read: list[tuple[FilingReport, list[Chunk]]] = []
+    for unit in units:
+        if progress:
+            progress.reading(unit)
+        read.append(_read_one(unit, counter, ticker, fiscal_year))
+    return read
+
+
+def _read_one(unit: Path, counter, ticker, fiscal_year):
+    try:
+        filing = read_filing(unit, ticker=ticker, fiscal_year=fiscal_year)
+        sections = split_sections(filing.blocks)
+        chunks = chunk_filing(filing, sections, counter)
+    except ReadError as exc:
+        return FilingReport(path=str(unit), status="failed", error=str(exc)), []
+    if not chunks:
+        return FilingReport(path=str(unit), status="failed", error=f"{unit}: no text found"), []
+    types: dict[str, int] = {}
+    for c in chunks:
+        types[c.chunk_type] = types.get(c.chunk_type, 0) + 1
+    report = FilingReport(
+        path=str(unit), status="ok", ticker=filing.ticker, cik=filing.cik,
+        company=filing.company, fiscal_year=filing.fiscal_year, period_end=filing.period_end,
+        accession=filing.accession, chunks=len(chunks), chunk_types=types,
+        sections=list(dict.fromkeys(s.item for s in sections)),
+    )
+    return report, chunks
+
+
+def _merge(old: list[Chunk], fresh: dict[str, list[Chunk]]) -> list[Chunk]:
+    """The published chunks, with every re-read filing replaced by its new chunks."""
+    kept = [c for c in old if c.filing_key not in fresh]
+    merged = kept + [c for chunks in fresh.values() for c in chunks]
+    seen: set[str] = set()
+    unique = []
+    for c in merged:
+        if c.chunk_id not in seen:
+            seen.add(c.chunk_id)
+            unique.append(c)
+    return unique
+
+
+def _fresh(read) -> dict[str, list[Chunk]]:
+    """Chunks by filing; a filing met twice (two files of one accession) keeps the last read."""
+    return {chunks[0].filing_key: chunks for _, chunks in read if chunks}
+
+
+def _count_new(read, old: list[Chunk]) -> None:
+    old_ids = {c.chunk_id for c in old}
+    for report, chunks in read:
+        report.new_chunks = sum(c.chunk_id not in old_ids for c in chunks)
+        if report.status == "ok" and report.new_chunks == 0:
+            report.status = "skipped"  # already indexed, unchanged
+
+
+def _embed(settings, embedder, chunks, progress) -> int:
+    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
+    try:
+        todo = cache.missing([c.text for c in chunks])
+        if progress:
+            progress.embedding(len(todo), len(chunks))
+        cache.fill(todo, embedder.encode, on_batch=progress.embedded if progress else None)
+    finally:
+        cache.close()
+    return len(todo)
+
+
+def _write(settings, embedder, chunks) -> str:
+    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
+    try:
+        vectors = cache.get([c.text for c in chunks]) if chunks else np.zeros((0, embedder.dim))
+    finally:
+        cache.close()
+    name = _next_name(settings.data_dir)
+    write_generation(settings, name, chunks, vectors, embedder.name)
+    publish(settings.data_dir, name)
+    return name
+
+
+def _published_chunks(settings: Settings) -> list[Chunk]:
+    if current_generation(settings.data_dir) is None:
+        return []
+    index = Index.open(settings)
+    try:
+        return index.all_chunks()
+    finally:
+        index.close()
+
+
+def _next_name(data_dir: Path) -> str:
+    root = data_dir / GENERATIONS
+    numbers = [int(p.name[4:]) for p in root.glob("gen-*") if p.name[4:].isdigit()]
+    return f"gen-{max(numbers, default=0) + 1:06d}"
+
+
+def _remove_leftovers(data_dir: Path) -> None:
+    """Temporary generations of a build that died never become visible; delete them."""
+    for tmp in (data_dir / GENERATIONS).glob(".tmp-*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _collect_garbage(settings: Settings) -> None:
+    current = current_generation(settings.data_dir)
+    root = settings.data_dir / GENERATIONS
+    gens = sorted(p for p in root.glob("gen-*") if p.name != current)
+    for old in gens[: max(0, len(gens) - (KEEP_GENERATIONS - 1))]:
+        _drop_generation(settings, old)
+
+
+def _drop_generation(settings: Settings, path: Path) -> None:
+    if settings.qdrant_url:
+        from finrag.index import _client
+        from finrag.store.server import ServerStore
+
+        try:
+            ServerStore.open(_client(settings), f"finrag-{path.name}").drop()
+        except ValueError:
+            pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _ensure_writable(data_dir: Path) -> None:
+    try:
+        (data_dir / GENERATIONS).mkdir(parents=True, exist_ok=True)
+        probe = data_dir / ".write-probe"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise BuildError(f"data dir {data_dir} is not writable ({exc.strerror}); "
+                         "choose another with --data-dir or FINRAG_DATA_DIR") from exc
+
+
+@contextmanager
+def _build_lock(data_dir: Path):
+    with open(data_dir / "build.lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BuildError(f"another build is running on {data_dir}; wait for it to finish")
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -1,0 +1,147 @@
+"""`python -m ingest download|build|status`: thin argparse surface over the ingest job."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from finrag.config import Settings
+
+EXIT_OK, EXIT_FATAL, EXIT_PARTIAL = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("interrupted: the published index is unchanged; run the build again to finish",
+              file=sys.stderr)
+        return EXIT_FATAL
+    except (RuntimeError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FATAL
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m ingest", description="Index 10-K filings.")
+    sub = p.add_subparsers(required=True, metavar="{download,build,status}")
+
+    d = sub.add_parser("download", help="fetch 10-Ks from SEC EDGAR")
+    d.add_argument("--tickers", required=True, help="comma-separated, e.g. AAPL,MSFT")
+    d.add_argument("--years", required=True, help="fiscal years, e.g. 2019-2024 or 2023")
+    d.add_argument("--email", help="your contact email (SEC requires it in the User-Agent)")
+    d.add_argument("--company", default="finrag", help="organisation name for the User-Agent")
+    d.add_argument("--dest", default="filings", help="download folder (default: ./filings)")
+    d.set_defaults(run=_download)
+
+    b = sub.add_parser("build", help="index filings (sec-edgar-downloader trees or loose files)")
+    b.add_argument("paths", nargs="*", type=Path)
+    b.add_argument("--sample", action="store_true", help="index the bundled sample filings")
+    b.add_argument("--data-dir", type=Path, help="index location (default $FINRAG_DATA_DIR or ./data)")
+    b.add_argument("--ticker", help="override the ticker read from the filing")
+    b.add_argument("--fiscal-year", type=int, help="override the fiscal year read from the filing")
+    b.add_argument("--rebuild", action="store_true", help="start a fresh index from these paths only")
+    b.add_argument("--if-missing", action="store_true", help="do nothing if an index exists")
+    b.add_argument("--json", action="store_true", help="print a JSON report")
+    b.set_defaults(run=_build)
+
+    s = sub.add_parser("status", help="what is indexed")
+    s.add_argument("--data-dir", type=Path)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(run=_status)
+    return p
+
+
+def _download(args) -> int:
+    from ingest.download import DownloadError, download, parse_years
+
+    try:
+        years = parse_years(args.years)
+        tickers = [t.strip().upper() for t in args.tickers.split(",") if t.strip()]
+        saved = download(tickers, years, email=args.email, company=args.company, dest=Path(args.dest))
+    except DownloadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FATAL
+    print(f"downloaded {saved} filings into {args.dest}; index them with "
+          f"`python -m ingest build {args.dest}`")
+    return EXIT_OK
+
+
+def _build(args) -> int:
+    from finrag.embed import Embedder
+    from finrag.index import current_generation
+    from ingest.build import build
+    from ingest.progress import Progress
+    from ingest.sample import unpack_sample
+
+    settings = Settings.from_env(args.data_dir)
+    if args.if_missing and current_generation(settings.data_dir):
+        print(f"index exists in {settings.data_dir}; nothing to do")
+        return EXIT_OK
+    paths = list(args.paths)
+    if args.sample:
+        paths.append(unpack_sample(settings.data_dir))
+    if not paths:
+        print("error: give filing paths to index, or --sample", file=sys.stderr)
+        return EXIT_FATAL
+    embedder = Embedder()
+    with Progress(enabled=not args.json and sys.stderr.isatty()) as progress:
+        report = build(paths, settings, embedder, embedder.count_tokens, ticker=args.ticker,
+                       fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        _print_report(report)
+    return EXIT_PARTIAL if report.totals()["failed"] else EXIT_OK
+
+
+def _print_report(report) -> None:
+    for f in report.filings:
+        if f.status == "failed":
+            print(f"FAILED  {f.error}", file=sys.stderr)
+        else:
+            types = ", ".join(f"{n} {t}" for t, n in sorted(f.chunk_types.items()))
+            print(f"{f.status:7} {f.ticker} FY{f.fiscal_year} {f.accession or f.path}: "
+                  f"{f.chunks} chunks ({types}), {f.new_chunks} new")
+    t = report.totals()
+    state = f"published {report.generation}" if report.published else "index unchanged"
+    print(f"{t['filings']} filings, {t['chunks']} chunks, {t['new_chunks']} new, "
+          f"{t['failed']} failed; embedded {report.embedded}; {state} in {report.seconds:.1f}s")
+
+
+def _status(args) -> int:
+    from finrag.index import Index
+
+    settings = Settings.from_env(args.data_dir)
+    index = Index.open(settings)
+    try:
+        data = status_json(index)
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return EXIT_OK
+    print(f"index {data['generation']} in {settings.data_dir}: {data['chunks']} chunks")
+    for f in data["filings"]:
+        print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
+              f"  {f.get('table', 0):6} table   {data['companies'].get(f['ticker'], '')}")
+    return EXIT_OK
+
+
+def status_json(index) -> dict:
+    import hashlib
+
+    ids = sorted(index.columns.chunk_ids)
+    facets = index.facets()
+    return {
+        "generation": index.name,
+        "chunks": len(ids),
+        "chunk_ids_sha256": hashlib.sha256("".join(i + "\n" for i in ids).encode()).hexdigest(),
+        "model": index.manifest["model"],
+        "tokenizer": index.manifest["tokenizer"],
+        "backend": index.manifest["backend"]["kind"],
+        **facets,
+    }

@@ -1,0 +1,65 @@
+"""Shared fixtures: a fake embedder for fast unit tests, the real one for the tests that matter,
+throwaway data dirs, and where ../shared/data is (CI has it; a bare clone may not)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+SHARED = Path(os.environ.get("FINRAG_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared/data, or skip the test with the reason."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs {path} (the shared data set beside the repo; CI has it)")
+    return path
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing embedder: texts sharing words get similar vectors."""
+
+    name = "sentence-transformers/all-MiniLM-L6-v2"  # poses as the real model for manifests
+    dim = 384
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                h = int.from_bytes(hashlib.md5(word.encode()).digest()[:4], "little")
+                out[i, h % self.dim] += 1.0
+            norm = np.linalg.norm(out[i])
+            out[i] = out[i] / norm if norm else out[i]
+            if not norm:
+                out[i, 0] = 1.0
+        return out
+
+
+def word_count(texts: list[str]) -> list[int]:
+    """A token counter for unit tests: about 1.3 word pieces per word, plus [CLS]/[SEP]."""
+    return [int(len(t.split()) * 1.3) + 2 for t in texts]
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    from finrag.embed import Embedder
+
+    return Embedder()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
