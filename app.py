@@ -1,0 +1,162 @@
+"""finrag's Streamlit app: question, filters, evidence, and the dense / BM25 / fused columns.
+
+Widgets and layout only; everything else is the finrag library. Widget values live in the URL
+(bind="query-params"), so a result can be shared by link.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
+from finrag.config import K_EACH, RRF_K, Settings
+from finrag.embed import Embedder
+from finrag.index import NO_INDEX_HINT, IndexUnavailable
+from finrag.models import Filters
+from finrag.present import (badge_color, best_evidence, citation, edgar_url, escape_md,
+                            highlight_md, short_id, snippet)
+from finrag.search import HybridSearcher, QueryError
+
+st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
+
+
+@st.cache_resource
+def get_searcher() -> HybridSearcher:
+    return HybridSearcher(Settings.from_env(), Embedder())
+
+
+@st.cache_data
+def get_canaries():
+    return load_canaries(DEFAULT_FILE)
+
+
+def run_canary_into_state(canary) -> None:
+    """Fill the question and filters from a canary; its verdict shows after the rerun."""
+    st.session_state.update(q=canary.query, ticker=canary.tickers, year=canary.fiscal_years,
+                            type=(canary.chunk_types or ["all"])[0], canary=canary.name)
+
+
+searcher = get_searcher()
+try:
+    facets = searcher.index.facets()
+except IndexUnavailable as exc:
+    st.title("finrag")
+    st.info(f"No index yet. {exc}")
+    st.code(".venv/bin/python -m ingest build --sample", language="bash")
+    st.stop()
+if not facets["companies"]:
+    st.title("finrag")
+    st.info(f"The index is empty: {NO_INDEX_HINT}")
+    st.stop()
+
+# --- sidebar: filters ----------------------------------------------------------------------
+companies = facets["companies"]
+with st.sidebar:
+    st.header("Filters")
+    tickers = st.multiselect("Tickers", sorted(companies), key="ticker", bind="query-params",
+                             format_func=lambda t: f"{t} · {companies[t]}")
+    years = st.multiselect("Fiscal years", facets["fiscal_years"], key="year", bind="query-params")
+    chunk_type = st.selectbox("Chunk type", ["all", "narrative", "table"], key="type",
+                              bind="query-params")
+    top_k = st.slider("Results per column", 1, 30, 10, key="k", bind="query-params")
+    with st.expander("Advanced (fusion)"):
+        rrf_k = st.number_input("RRF k", 0, 1000, RRF_K, key="rrf_k", bind="query-params")
+        w_dense = st.number_input("Dense weight", 0.0, 10.0, 1.0, 0.1, key="w_dense",
+                                  bind="query-params")
+        w_bm25 = st.number_input("BM25 weight", 0.0, 10.0, 1.0, 0.1, key="w_bm25",
+                                 bind="query-params")
+        k_each = st.number_input("Candidates per retriever (k_each)", 1, 500, K_EACH,
+                                 key="k_each", bind="query-params")
+    st.caption(f"Index {searcher.index.name} · {len(searcher.index):,} chunks")
+
+# --- main: question ------------------------------------------------------------------------
+st.title("finrag · ask the 10-Ks")
+query = st.text_input("Question", key="q", bind="query-params",
+                      placeholder="e.g. How did Apple's services revenue change in 2023?")
+
+with st.expander("Canary queries"):
+    canaries = get_canaries()
+    cols = st.columns(3)
+    for i, canary in enumerate(canaries):
+        cols[i % 3].button(canary.name, key=f"canary-{canary.name}", help=canary.query,
+                           on_click=run_canary_into_state, args=(canary,))
+    if st.button("Run all canaries", key="canary-all"):
+        rows = [run_canary(searcher, c) for c in canaries]
+        st.dataframe(pd.DataFrame([{"canary": r.name, "result": "PASS" if r.passed else "FAIL",
+                                    "reason": "; ".join(r.failures)} for r in rows]),
+                     hide_index=True, key="canary-table")
+
+if not query.strip():
+    st.caption("Type a question and press Enter. Narrow it with the filters on the left.")
+    st.stop()
+
+filters = Filters(tickers=tickers, fiscal_years=years,
+                  chunk_types=[] if chunk_type == "all" else [chunk_type])
+try:
+    result = searcher.search(query, filters, top_k, k_each=max(int(k_each), top_k),
+                             rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)))
+except QueryError as exc:
+    st.warning(str(exc))
+    st.stop()
+
+active = st.session_state.pop("canary", None)
+if active:
+    canary = next(c for c in canaries if c.name == active)
+    verdict = run_canary(searcher, canary)
+    box = st.success if verdict.passed else st.error
+    box(f"Canary {canary.name}: {'PASS' if verdict.passed else 'FAIL'} "
+        + escape_md("; ".join(verdict.failures)), icon="✅" if verdict.passed else "❌")
+
+if result.message:
+    st.info(result.message)
+
+# --- answer panel --------------------------------------------------------------------------
+evidence = best_evidence(result.query, result.fused)
+if evidence:
+    with st.container(border=True, key="answer"):
+        st.subheader("Best evidence")
+        for ev in evidence:
+            st.markdown("> " + highlight_md(ev.text, result.query))
+            url = edgar_url(ev.hit.chunk)
+            source = escape_md(citation(ev.hit.chunk))
+            st.caption(f"{source} · [filing on EDGAR]({url})" if url else source)
+
+
+# --- the three columns ---------------------------------------------------------------------
+def show_hit(hit, column: str) -> None:
+    c = hit.chunk
+    color = badge_color(hit.chunk_id)
+    page = f" · p. {c.page}" if c.page else ""
+    st.markdown(f"**#{hit.rank}** :{color}-badge[{short_id(hit.chunk_id)}] "
+                f"{escape_md(f'{c.ticker} FY{c.fiscal_year} · {c.section} · {c.chunk_type}{page}')}"
+                f"  \n:gray[score {hit.score:.4f}]")
+    if column == "fused":
+        d, b = hit.dense_contribution, hit.bm25_contribution
+        st.progress(min(1.0, d / (d + b)) if d + b else 0.0,
+                    text=f"dense #{hit.dense_rank or '–'} {d:.4f} · BM25 #{hit.bm25_rank or '–'} {b:.4f}")
+    st.markdown(highlight_md(snippet(c.text, result.query), result.query))
+    with st.expander("Full chunk"):
+        st.caption(escape_md(citation(c)))
+        if c.chunk_type == "table" and c.table:
+            width = max(len(r) for r in c.table)
+            st.dataframe(pd.DataFrame([r + [""] * (width - len(r)) for r in c.table]),
+                         hide_index=True)
+        else:
+            st.text(c.text)
+
+
+columns = st.columns(3)
+for col, (name, label, hits) in zip(columns, [("dense", "Dense", result.dense),
+                                              ("bm25", "BM25", result.bm25),
+                                              ("fused", "Fused (RRF)", result.fused)]):
+    with col:
+        st.subheader(label)
+        with st.container(key=f"col-{name}"):
+            if not hits:
+                st.caption("No results.")
+            for hit in hits:
+                with st.container(border=True):
+                    show_hit(hit, name)
+timing = " · ".join(f"{k} {v:.0f} ms" for k, v in result.timings_ms.items())
+st.caption(f"Index {result.generation} · {timing}")

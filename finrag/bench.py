@@ -1,0 +1,259 @@
+"""`python -m finrag bench`: build, open and query figures at N chunks, beside the naive stack.
+
+The corpus is real chunk text from an existing index (the bundled sample by default), replicated
+to N chunks with varied ticker / fiscal-year metadata; each unique text is embedded once (the
+embedding cache of the source index usually has them all). Queries run in a fresh subprocess so
+its open time and resident memory are those of a reader that has just started (the model's
+import is done before the index is opened and is not counted in `open_s`).
+
+The naive stack on the same data and queries: qdrant-client's local mode (pure-Python, brute
+force) for dense, rank-bm25 `get_scores` over every chunk with the filter applied afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from finrag.config import Settings
+
+QUERIES = [
+    "How did services revenue change compared to the prior year?",
+    "research and development expense",
+    "SG&A expense",
+    "supply chain risk",
+    "total net sales by product category",
+    "gross margin percentage",
+    "share repurchase program",
+    "cash flows from operating activities",
+    "effective tax rate",
+    "long-term debt maturities",
+    "inventory and purchase commitments",
+    "competition risk factors",
+    "foreign currency exchange risk",
+    "capital expenditures property plant and equipment",
+    "number of employees",
+    "legal proceedings litigation",
+    "segment operating income",
+    "dividends declared per share",
+    "goodwill impairment",
+    "revenue recognition policy",
+]
+TICKERS = ["AAPL", "MSFT", "NVDA", "TSLA", "HD", "AMZN", "GOOGL", "META", "JPM", "KO"]
+YEARS = list(range(2015, 2025))
+FILTERS = {
+    "ticker_year": {"tickers": ["NVDA"], "fiscal_years": [2020]},
+    "ticker": {"tickers": ["NVDA"]},
+    "none": {},
+}
+PHASES = ("embed", "dense", "bm25", "fused")
+
+
+# --- corpus --------------------------------------------------------------------------------
+
+
+def source_corpus(source_dir: Path | None):
+    """(chunks, vectors) of an existing index, vectors from its embedding cache."""
+    from finrag.cache import EmbeddingCache
+    from finrag.embed import Embedder
+    from finrag.index import Index
+
+    settings = Settings.from_env(source_dir)
+    index = Index.open(settings)
+    chunks = index.all_chunks()
+    index.close()
+    embedder = Embedder()
+    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
+    texts = [c.text for c in chunks]
+    cache.fill(cache.missing(texts), embedder.encode)
+    vectors = cache.get(texts)
+    cache.close()
+    return chunks, vectors
+
+
+def replicate(chunks, vectors, n: int):
+    """n chunks cycling the source texts, each copy with its own ticker / year and id."""
+    s = len(chunks)
+    out = []
+    for i in range(n):
+        base, copy = chunks[i % s], i // s
+        ticker = TICKERS[copy % len(TICKERS)]
+        year = YEARS[(copy // len(TICKERS)) % len(YEARS)]
+        cid = hashlib.sha256(f"bench{i}".encode()).hexdigest()[:32]
+        out.append(base.model_copy(update={
+            "chunk_id": cid, "ticker": ticker, "fiscal_year": year,
+            "filing_key": f"{ticker}:{year}", "accession": "",
+        }))
+    return out, vectors[np.arange(n) % s]
+
+
+# --- the project's stack -------------------------------------------------------------------
+
+
+def build_index(work: Path, chunks, vectors) -> dict:
+    from finrag.embed import MODEL_NAME
+    from finrag.index import publish, write_generation
+
+    settings = Settings(data_dir=work / "data", qdrant_url=None)
+    t0 = time.perf_counter()
+    path = write_generation(settings, "gen-000001", chunks, vectors, MODEL_NAME)
+    publish(settings.data_dir, "gen-000001")
+    build_s = time.perf_counter() - t0
+    disk = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return {"build_s": round(build_s, 2), "disk_mb": round(disk / 2**20, 1)}
+
+
+def query_phase(data_dir: Path, queries: list[str]) -> dict:
+    """Run in a fresh process: open the index, run every query under every filter."""
+    from finrag.embed import Embedder
+    from finrag.models import Filters
+    from finrag.search import HybridSearcher
+
+    embedder = Embedder()
+    embedder.encode(["warm up"])  # model import and load are not part of the index open
+    searcher = HybridSearcher(Settings(data_dir=data_dir, qdrant_url=None), embedder)
+    t0 = time.perf_counter()
+    _ = searcher.index
+    open_s = time.perf_counter() - t0
+    out = {}
+    for name, spec in FILTERS.items():
+        filters = Filters(**spec)
+        searcher.search(queries[0], filters)  # first query warms caches
+        samples = {p: [] for p in PHASES}
+        for q in queries:
+            t = time.perf_counter()
+            r = searcher.search(q, filters)
+            samples["fused"].append((time.perf_counter() - t) * 1000)
+            for p in ("embed", "dense", "bm25"):
+                samples[p].append(r.timings_ms[p])
+        out[name] = {p: _pcts(v) for p, v in samples.items()}
+    return {"open_s": round(open_s, 3), "rss_mb": _rss_mb(), "query_ms": out}
+
+
+# --- the naive stack -----------------------------------------------------------------------
+
+
+def naive_phase(work: Path, chunks, vectors, queries: list[str]) -> dict:
+    from qdrant_client import QdrantClient, models
+    from rank_bm25 import BM25Okapi
+
+    from finrag.embed import Embedder
+
+    t0 = time.perf_counter()
+    client = QdrantClient(path=str(work / "naive-qdrant"))
+    client.create_collection("c", vectors_config=models.VectorParams(
+        size=vectors.shape[1], distance=models.Distance.COSINE))
+    for start in range(0, len(chunks), 2048):
+        part = range(start, min(start + 2048, len(chunks)))
+        client.upsert("c", points=[models.PointStruct(
+            id=i, vector=vectors[i].tolist(),
+            payload={"ticker": chunks[i].ticker, "fiscal_year": chunks[i].fiscal_year})
+            for i in part], wait=True)
+    bm25 = BM25Okapi([re.findall(r"\w+", c.text.lower()) for c in chunks])
+    build_s = time.perf_counter() - t0
+    tickers = np.array([c.ticker for c in chunks])
+    years = np.array([c.fiscal_year for c in chunks])
+    embedder = Embedder()
+    out = {}
+    for name, spec in FILTERS.items():
+        samples = {p: [] for p in PHASES}
+        for q in queries:
+            t = time.perf_counter()
+            vec = embedder.encode([q])[0]
+            t1 = time.perf_counter()
+            client.query_points("c", query=vec.tolist(), limit=50,
+                                query_filter=_naive_filter(models, spec))
+            t2 = time.perf_counter()
+            scores = bm25.get_scores(re.findall(r"\w+", q.lower()))
+            keep = np.ones(len(chunks), bool)
+            if spec.get("tickers"):
+                keep &= np.isin(tickers, spec["tickers"])
+            if spec.get("fiscal_years"):
+                keep &= np.isin(years, spec["fiscal_years"])
+            rows = np.flatnonzero(keep)
+            rows[np.argsort(-scores[rows], kind="stable")[:50]]
+            t3 = time.perf_counter()
+            for p, v in zip(PHASES, (t1 - t, t2 - t1, t3 - t2, t3 - t)):
+                samples[p].append(v * 1000)
+        out[name] = {p: _pcts(v) for p, v in samples.items()}
+    client.close()
+    return {"build_s": round(build_s, 2), "query_ms": out}
+
+
+def _naive_filter(models, spec):
+    must = []
+    if spec.get("tickers"):
+        must.append(models.FieldCondition(key="ticker", match=models.MatchAny(any=spec["tickers"])))
+    if spec.get("fiscal_years"):
+        must.append(models.FieldCondition(
+            key="fiscal_year", match=models.MatchAny(any=spec["fiscal_years"])))
+    return models.Filter(must=must) if must else None
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
+              source_dir: Path | None = None, naive: bool = True, naive_queries: int = 10) -> dict:
+    if n < 1:
+        raise ValueError(f"--chunks must be at least 1, got {n}")
+    qs = (QUERIES * (queries // len(QUERIES) + 1))[:queries]
+    work = Path(work_dir or tempfile.mkdtemp(prefix="finrag-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    chunks, vectors = replicate(*source_corpus(source_dir), n)
+    report = {"chunks": n, **build_index(work, chunks, vectors)}
+    report.update(_subprocess_query_phase(work / "data", qs))
+    if naive:
+        report["naive"] = naive_phase(work, chunks, vectors, qs[:naive_queries])
+        ours = report["query_ms"]["ticker_year"]["fused"]["p50"]
+        theirs = report["naive"]["query_ms"]["ticker_year"]["fused"]["p50"]
+        report["speedup_fused_p50"] = round(theirs / ours, 1) if ours else None
+    return report
+
+
+def _subprocess_query_phase(data_dir: Path, queries: list[str]) -> dict:
+    code = ("import json,sys; from finrag.bench import query_phase; from pathlib import Path; "
+            "print(json.dumps(query_phase(Path(sys.argv[1]), json.loads(sys.argv[2]))))")
+    env = {**os.environ, "FINRAG_QDRANT_URL": ""}
+    out = subprocess.run([sys.executable, "-c", code, str(data_dir), json.dumps(queries)],
+                         capture_output=True, text=True, env=env, check=False)
+    if out.returncode:
+        raise RuntimeError(f"bench query phase failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _pcts(values: list[float]) -> dict:
+    return {"p50": round(float(np.percentile(values, 50)), 2),
+            "p95": round(float(np.percentile(values, 95)), 2)}
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def print_report(r: dict) -> str:
+    lines = [f"chunks {r['chunks']:,}: build {r['build_s']} s, disk {r['disk_mb']} MB, "
+             f"open {r['open_s']} s, RSS {r['rss_mb']} MB"]
+    stacks = [("finrag", r["query_ms"])] + ([("naive", r["naive"]["query_ms"])] if "naive" in r else [])
+    for label, q in stacks:
+        lines.append(f"{label:7} {'filter':12}" + "".join(f"{p:>18}" for p in PHASES))
+        for name, phases in q.items():
+            lines.append(f"{'':7} {name:12}" + "".join(
+                f"{phases[p]['p50']:>8.2f} / {phases[p]['p95']:>7.2f}" for p in PHASES))
+    lines.append("(ms, p50 / p95 per query)")
+    if "speedup_fused_p50" in r:
+        lines.append(f"naive build {r['naive']['build_s']} s; fused p50 speedup over naive "
+                     f"(ticker+year filter): {r['speedup_fused_p50']}x")
+    return "\n".join(lines)

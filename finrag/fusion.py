@@ -1,0 +1,52 @@
+"""Weighted Reciprocal Rank Fusion over ranked id lists (Cormack et al. 2009). Pure.
+
+score(id) = sum over retrievers r of weight_r / (k + rank_r(id)), ranks counted from 1, each
+retriever contributing only its first `k_each` ids. An id listed twice in one list counts at its
+best rank. Ties: higher score first, then the best single rank, then chunk id ascending, so the
+same input gives the same order in every process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class Fused:
+    chunk_id: str
+    score: float
+    ranks: dict[str, int | None] = field(default_factory=dict)
+    contributions: dict[str, float] = field(default_factory=dict)
+
+
+def rrf(ranked: dict[str, list[str]], *, k: int = RRF_K, weights: dict[str, float] | None = None,
+        k_each: int | None = None, top_k: int | None = None) -> list[Fused]:
+    weights = _check(ranked, k, weights, k_each)
+    ranks: dict[str, dict[str, int]] = {}
+    for name, ids in ranked.items():
+        for rank, cid in enumerate(ids[:k_each] if k_each else ids, start=1):
+            ranks.setdefault(cid, {}).setdefault(name, rank)
+    fused = []
+    for cid, mine in ranks.items():
+        contrib = {name: weights[name] / (k + r) for name, r in mine.items()}
+        fused.append(Fused(cid, sum(contrib.values()),
+                           {name: mine.get(name) for name in ranked}, contrib))
+    fused.sort(key=lambda f: (-f.score, min(f.ranks[n] or 10**9 for n in ranked), f.chunk_id))
+    return fused[:top_k] if top_k is not None else fused
+
+
+def _check(ranked, k, weights, k_each) -> dict[str, float]:
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    if k_each is not None and k_each < 1:
+        raise ValueError(f"k_each must be >= 1, got {k_each}")
+    weights = dict(weights or {})
+    unknown = set(weights) - set(ranked)
+    if unknown:
+        raise ValueError(f"weights for unknown retrievers: {sorted(unknown)}")
+    for name, w in weights.items():
+        if w < 0:
+            raise ValueError(f"weight of {name!r} must be >= 0, got {w}")
+    return {name: weights.get(name, 1.0) for name in ranked}

@@ -1,0 +1,112 @@
+"""Pure helpers for showing results: evidence sentences, highlighting, EDGAR links.
+
+No Streamlit here (finrag never imports it); the app calls these. Every string shown comes from
+a filing: evidence is a sentence or table row cut from a hit, never generated text. Markdown
+produced here escapes everything that came from a filing, so a filing's `<script>`, `![](...)`,
+`[link](javascript:...)` or `$...$` shows as the characters it is, never as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from finrag.models import Chunk, Hit
+from finrag.tokens import tokenize
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:~$=^&])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9$(\"'])")
+_TOKEN = re.compile(r"(?P<num>\(?\$?\d[\d,]*(?:\.\d+)?\)?%?)|[^\W\d][\w&'-]*")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    text: str  # a sentence or table row, verbatim from the chunk
+    hit: Hit
+    matched: int  # distinct query terms it contains
+
+
+def edgar_url(chunk: Chunk) -> str | None:
+    """The filing's index page on EDGAR, when CIK and accession are known."""
+    cik = chunk.cik.lstrip("0")
+    acc = chunk.accession
+    if not cik.isdigit() or not re.fullmatch(r"\d{10}-\d{2}-\d{6}", acc):
+        return None
+    return f"https://www.sec.gov/Archives/edgar/data/{cik}/{acc.replace('-', '')}/{acc}-index.htm"
+
+
+def citation(chunk: Chunk) -> str:
+    parts = [chunk.company or chunk.ticker, chunk.ticker, f"FY{chunk.fiscal_year}"]
+    if chunk.section:
+        parts.append(f"{chunk.section} {chunk.section_title}".strip())
+    if chunk.page:
+        parts.append(f"p. {chunk.page}")
+    return " · ".join(p for p in parts if p)
+
+
+def best_evidence(query: str, hits: list[Hit], top: int = 3, limit: int = 2) -> list[Evidence]:
+    """The sentences / rows of the first `top` hits with the most query terms (figures first)."""
+    terms = set(tokenize(query))
+    found: list[tuple[int, bool, int, int, Evidence]] = []
+    for hit in hits[:top]:
+        for order, piece in enumerate(_pieces(hit.chunk)):
+            matched = len(terms & set(tokenize(piece)))
+            if matched:
+                figures = not any(ch.isdigit() for ch in piece)  # False sorts first
+                found.append((-matched, figures, hit.rank, order, Evidence(piece, hit, matched)))
+    found.sort(key=lambda f: f[:4])
+    return [f[4] for f in found[:limit]]
+
+
+def _pieces(chunk: Chunk) -> list[str]:
+    if chunk.chunk_type == "table":
+        return [line for line in chunk.text.splitlines() if line.strip()]
+    return [s.strip() for s in _SENTENCE.split(chunk.text.replace("\n", " ")) if s.strip()]
+
+
+def escape_md(text: str) -> str:
+    """Backslash-escape every Markdown / Streamlit directive character."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def highlight_md(text: str, query: str) -> str:
+    """Escaped Markdown of `text` with query terms in bold and figures highlighted."""
+    terms = set(tokenize(query))
+    flat = " ".join(text.split())
+    out, pos = [], 0
+    for m in _TOKEN.finditer(flat):
+        out.append(escape_md(flat[pos : m.start()]))
+        token, safe = m.group(), escape_md(m.group())
+        if m.group("num"):
+            out.append(f":blue-background[{safe}]")
+        elif terms & set(tokenize(token)):
+            out.append(f"**{safe}**")
+        else:
+            out.append(safe)
+        pos = m.end()
+    out.append(escape_md(flat[pos:]))
+    return "".join(out)
+
+
+def snippet(text: str, query: str, width: int = 320) -> str:
+    """A window of the text around its first query term, at most `width` characters."""
+    flat = " ".join(text.split())
+    terms = set(tokenize(query))
+    start = 0
+    for m in re.finditer(r"[\w&'-]+", flat):
+        if terms & set(tokenize(m.group())):
+            start = max(0, m.start() - width // 4)
+            break
+    cut = flat[start : start + width]
+    return ("… " if start else "") + cut + (" …" if start + width < len(flat) else "")
+
+
+def short_id(chunk_id: str) -> str:
+    return chunk_id[:6]
+
+
+BADGE_COLORS = ("red", "orange", "green", "blue", "violet", "gray")
+
+
+def badge_color(chunk_id: str) -> str:
+    return BADGE_COLORS[int(chunk_id[:8], 16) % len(BADGE_COLORS)]

@@ -1,0 +1,42 @@
+"""The interface every vector store backend implements (like qdrant-client's local / remote)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Protocol
+
+import numpy as np
+
+from finrag.models import Filters
+
+POINT_NAMESPACE = uuid.UUID("6f1c1b9e-3f0a-4d1e-9a55-0b8d1f2c7e41")
+FILTER_FIELDS = {"tickers": "ticker", "fiscal_years": "fiscal_year", "chunk_types": "chunk_type"}
+
+
+def point_id(chunk_id: str) -> str:
+    """Qdrant wants integer or UUID ids; a uuid5 of the chunk id is stable everywhere."""
+    return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
+
+
+def filter_conditions(filters: Filters) -> list[tuple[str, list]]:
+    """(payload field, allowed values) pairs, ANDed; an empty list means 'any'."""
+    return [(field, getattr(filters, name)) for name, field in FILTER_FIELDS.items()
+            if getattr(filters, name)]
+
+
+def ranked(pairs: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Best score first, ties by chunk id, so both backends order ties alike."""
+    return sorted(pairs, key=lambda p: (-round(p[1], 6), p[0]))
+
+
+class VectorStore(Protocol):
+    def upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None: ...
+
+    def search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        ...
+
+    def count(self) -> int: ...
+
+    def finish(self) -> None: ...
+
+    def close(self) -> None: ...

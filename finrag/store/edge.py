@@ -1,0 +1,82 @@
+"""Qdrant's embedded engine (qdrant-edge-py 0.9.0, beta API): the default vector store.
+
+One shard directory per index generation, written once by a build and then only read. Shards
+are created without a write-ahead log: a generation becomes visible only after `finish()` has
+flushed it and the build has published it, so a WAL buys nothing, and without one several
+reader processes (the app, `finrag search`) can open the same finished shard at once (with a
+WAL the second open fails on its lock). Shards are not `optimize()`d: the HNSW build froze the
+process for ~98 s at 100k points, while the unoptimized shard answers exactly and fast enough
+(figures in the README's benchmark).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import qdrant_edge as qe
+
+from finrag.models import Filters
+from finrag.store.base import filter_conditions, point_id, ranked
+
+BATCH = 1024
+
+
+class EdgeStore:
+    def __init__(self, shard: "qe.EdgeShard", path: Path) -> None:
+        self._shard = shard
+        self.path = path
+
+    @classmethod
+    def create(cls, path: Path, dim: int) -> "EdgeStore":
+        config = qe.EdgeConfig(
+            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine),
+            wal_enabled=False,
+        )
+        shard = qe.EdgeShard.create(str(path), config)
+        shard.update(qe.UpdateOperation.create_field_index("ticker", qe.PayloadSchemaType.Keyword))
+        shard.update(qe.UpdateOperation.create_field_index("chunk_type",
+                                                           qe.PayloadSchemaType.Keyword))
+        shard.update(qe.UpdateOperation.create_field_index("fiscal_year",
+                                                           qe.PayloadSchemaType.Integer))
+        return cls(shard, path)
+
+    @classmethod
+    def open(cls, path: Path) -> "EdgeStore":
+        if not (path / "edge_config.json").exists():
+            raise ValueError(f"no vector store at {path}: rebuild the index")
+        try:
+            return cls(qe.EdgeShard.load(str(path)), path)
+        except Exception as exc:  # the engine raises bare runtime errors
+            raise ValueError(f"cannot open the vector store at {path}: {exc}") from exc
+
+    def upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
+        for start in range(0, len(ids), BATCH):
+            points = [
+                qe.Point(id=point_id(cid), vector=vec.tolist(), payload={**pl, "chunk_id": cid})
+                for cid, vec, pl in zip(ids[start:start + BATCH], vectors[start:start + BATCH],
+                                        payloads[start:start + BATCH])
+            ]
+            self._shard.update(qe.UpdateOperation.upsert_points(points))
+
+    def search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        request = qe.QueryRequest(
+            limit=limit, query=qe.Query.Nearest([float(x) for x in vector]),
+            filter=_filter(filters), with_payload=True, with_vector=False,
+        )
+        return ranked([(p.payload["chunk_id"], p.score) for p in self._shard.query(request)])
+
+    def count(self) -> int:
+        return self._shard.count(qe.CountRequest(exact=True))
+
+    def finish(self) -> None:
+        self._shard.flush()
+
+    def close(self) -> None:
+        self._shard.close()
+
+
+def _filter(filters: Filters) -> "qe.Filter | None":
+    must = [qe.FieldCondition(key=field, match=qe.MatchAny(any=list(values)))
+            for field, values in filter_conditions(filters)]
+    return qe.Filter(must=must) if must else None

@@ -1,0 +1,160 @@
+"""HybridSearcher on a real index (edge store + BM25) of hand-made chunks, fake embedder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from finrag.config import Settings
+from finrag.index import Index, IndexUnavailable, publish, write_generation
+from finrag.models import Chunk, Filters
+from finrag.search import NO_MATCH, HybridSearcher, QueryError
+
+TEXTS = {
+    ("AAPL", 2023, "narrative"): "Services net sales increased due to higher advertising and cloud services revenue.",
+    ("AAPL", 2024, "narrative"): "Services revenue grew again, led by the App Store and advertising.",
+    ("AAPL", 2023, "table"): "Net sales by category\nServices | 85,200 | 78,129\niPhone | 200,583 | 205,489",
+    ("TSLA", 2024, "narrative"): "Research and development expense increased as we expanded AI training compute.",
+    ("TSLA", 2024, "table"): "Research and development | 4,540 | 3,969\nSG&A | 5,150 | 4,800",
+    ("NVDA", 2024, "narrative"): "Data Center revenue grew on strong demand for our Hopper GPU platform.",
+    ("HD", 2024, "narrative"): "Supply chain disruptions could adversely affect our ability to stock stores.",
+}
+BOILERPLATE = "Forward-looking statements involve risks and uncertainties that could cause results to differ."
+
+
+def make_chunks() -> list[Chunk]:
+    chunks = []
+    for i, ((ticker, year, kind), text) in enumerate(TEXTS.items()):
+        chunks.append(Chunk(chunk_id=f"{i:032x}", ticker=ticker, company=f"{ticker} Inc.",
+                            fiscal_year=year, chunk_type=kind, section="Item 7", text=text,
+                            filing_key=f"{ticker}{year}"))
+    for j, (ticker, year) in enumerate([("AAPL", 2023), ("AAPL", 2024), ("TSLA", 2024)]):
+        chunks.append(Chunk(chunk_id=f"{100 + j:032x}", ticker=ticker, fiscal_year=year,
+                            chunk_type="narrative", section="Item 1A", text=BOILERPLATE,
+                            filing_key=f"{ticker}{year}"))
+    return chunks
+
+
+@pytest.fixture
+def searcher(data_dir, fake_embedder):
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    chunks = make_chunks()
+    write_generation(settings, "gen-000001", chunks, fake_embedder.encode([c.text for c in chunks]),
+                     fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    s = HybridSearcher(settings, fake_embedder)
+    yield s
+    s.close()
+
+
+FILTERS = [
+    Filters(tickers=["AAPL"]),
+    Filters(tickers=["AAPL"], fiscal_years=[2024]),
+    Filters(chunk_types=["table"]),
+    Filters(fiscal_years=[2023, 2024], chunk_types=["narrative"]),
+    Filters(tickers=["TSLA", "HD"]),
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: json.dumps(f.model_dump()))
+def test_every_hit_in_every_list_honours_the_filters(searcher, filters):
+    result = searcher.search("services revenue research supply chain", filters, top_k=10)
+    passing = [c for c in make_chunks() if filters.matches(c.payload())]
+    assert result.fused, "a filter with matches must return fused hits"
+    for hits in (result.dense, result.bm25, result.fused):
+        assert all(filters.matches(h.chunk.payload()) for h in hits)
+    # filtering happens before top-k: the dense list holds every passing chunk (k_each >= size)
+    assert len(result.dense) == len({c.text for c in passing})
+
+
+def test_filter_matching_nothing_returns_three_empty_lists_and_a_message(searcher):
+    result = searcher.search("services", Filters(tickers=["ZZZZ"]))
+    assert (result.dense, result.bm25, result.fused) == ([], [], [])
+    assert result.message == NO_MATCH
+
+
+def test_fused_hits_explain_their_ranks_and_contributions(searcher):
+    result = searcher.search("research and development expense", Filters(tickers=["TSLA"]), 5)
+    top = result.fused[0]
+    assert top.chunk.ticker == "TSLA"
+    assert top.score == pytest.approx(top.dense_contribution + top.bm25_contribution)
+    if top.dense_rank:
+        assert top.dense_contribution == pytest.approx(1 / (60 + top.dense_rank))
+    assert [h.rank for h in result.fused] == list(range(1, len(result.fused) + 1))
+
+
+def test_the_same_text_in_several_filings_takes_one_slot(searcher):
+    result = searcher.search("forward-looking statements risks uncertainties", top_k=10)
+    for hits in (result.dense, result.bm25, result.fused):
+        assert sum(h.chunk.text == BOILERPLATE for h in hits) == 1
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\x00\x01"])
+def test_empty_query_is_a_clear_error(searcher, query):
+    with pytest.raises(QueryError, match="empty"):
+        searcher.search(query)
+
+
+def test_huge_query_is_refused_with_its_length(searcher):
+    with pytest.raises(QueryError, match="100,000 characters"):
+        searcher.search("a" * 100_000)
+
+
+def test_bad_top_k_and_k_each_are_refused(searcher):
+    with pytest.raises(QueryError, match="got 0"):
+        searcher.search("services", top_k=0)
+    with pytest.raises(QueryError, match="k_each"):
+        searcher.search("services", top_k=10, k_each=5)
+
+
+def test_missing_index_is_a_clear_error(tmp_path, fake_embedder):
+    with pytest.raises(IndexUnavailable, match="ingest build --sample"):
+        HybridSearcher(Settings(data_dir=tmp_path, qdrant_url=None), fake_embedder).search("x")
+
+
+def test_index_built_by_another_tokenizer_is_refused(searcher, data_dir):
+    path = data_dir / "generations" / "gen-000001" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["tokenizer"] = "some-other-v0"
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(IndexUnavailable, match="tokenizer"):
+        Index.open(Settings(data_dir=data_dir, qdrant_url=None))
+
+
+def test_searcher_switches_to_a_newly_published_generation(searcher, data_dir, fake_embedder):
+    first = searcher.search("services").generation
+    chunks = make_chunks()[:3]
+    write_generation(searcher.settings, "gen-000002", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000002")
+    result = searcher.search("services")
+    assert (first, result.generation) == ("gen-000001", "gen-000002")
+    assert {h.chunk_id for h in result.fused} <= {c.chunk_id for c in chunks}
+
+
+_ORDER_SCRIPT = """
+import json, sys
+sys.path[:0] = [sys.argv[2], sys.argv[3]]
+from pathlib import Path
+from conftest import FakeEmbedder
+from finrag.config import Settings
+from finrag.search import HybridSearcher
+s = HybridSearcher(Settings(data_dir=Path(sys.argv[1]), qdrant_url=None), FakeEmbedder())
+r = s.search("services revenue advertising research")
+print(json.dumps([h.chunk_id for h in r.fused]))
+"""
+
+
+def test_fused_order_is_the_same_across_processes(searcher, data_dir):
+    from conftest import REPO
+
+    searcher.close()  # one process per edge directory
+    runs = [
+        subprocess.run([sys.executable, "-c", _ORDER_SCRIPT, str(data_dir), str(REPO),
+                        str(REPO / "tests")], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1] and json.loads(runs[0])
