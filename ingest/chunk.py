@@ -38,7 +38,8 @@ def chunk_filing(filing: Filing, sections: list[Section], count: Counter) -> lis
 
 
 def filing_key(filing: Filing) -> str:
-    return filing.accession or f"{filing.ticker}:{filing.fiscal_year}:{filing.source}"
+    """The accession, else ticker + fiscal year + form: never a path, so ids survive a move."""
+    return filing.accession or f"{filing.ticker}:{filing.fiscal_year}:{filing.form}"
 
 
 def _make_chunk(filing, section, ordinal, kind, text, grid, page) -> Chunk:

@@ -132,8 +132,9 @@ def _clean_title(text: str, item: str) -> str:
     title = re.sub(r"\s*\|?\s*\d{1,3}$", "", title)  # a TOC page number
     if not title or len(title) > 200 or not re.search(r"[A-Za-z]", title):
         return STANDARD_TITLES[item]
-    if _letters(STANDARD_TITLES[item]).startswith(_letters(title)):
-        return STANDARD_TITLES[item]  # the same title, or one cut short ("Ris", "Legal")
+    standard = _letters(STANDARD_TITLES[item])
+    if standard.startswith(_letters(title)) and standard != _letters(title):
+        return STANDARD_TITLES[item]  # a title cut short, as PDFs do ("Ris", "Legal")
     if title.isupper():
         return STANDARD_TITLES[item] if _starts_with_title(title, item) else title.title()
     return title

@@ -63,3 +63,24 @@ def real_embedder():
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
+
+
+SAMPLE_SUBSET = ("AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231")
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory, real_embedder) -> Path:
+    """A real index (real model, edge store, BM25) of two bundled sample filings, built once.
+
+    Returns its data dir. Tests must not write to it; copy it if they need to.
+    """
+    from finrag.config import Settings
+    from ingest.build import build
+    from ingest.sample import unpack_sample
+
+    data_dir = tmp_path_factory.mktemp("sample") / "data"
+    root = unpack_sample(data_dir) / "sec-edgar-filings"
+    report = build([root / p for p in SAMPLE_SUBSET], Settings(data_dir=data_dir, qdrant_url=None),
+                   real_embedder, real_embedder.count_tokens)
+    assert report.totals()["failed"] == 0
+    return data_dir

@@ -53,7 +53,7 @@ def test_ixbrl_filing_aapl_2024():
     assert size(items["Item 1"]) > 5000 and size(items["Item 1A"]) > 30000
     assert items["Item 1A"].title == "Risk Factors"
     assert items["Item 7"].title.startswith("Management’s Discussion and Analysis")
-    assert items["Item 1"].blocks[0].text == "Item 1. Business"
+    assert [b.text for b in items["Item 1"].blocks[:2]] == ["PART I", "Item 1. Business"]
     assert items[COVER].title == "Cover page"
 
 
