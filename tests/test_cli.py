@@ -1,0 +1,106 @@
+"""The CLIs on a real index (real model): output shapes, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from finrag.cli import main as finrag_main
+from ingest.cli import main as ingest_main
+
+
+def _run(main, argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_json_has_three_lists_with_provenance(sample_index, capsys):
+    code, out, _ = _run(finrag_main, ["search", "Tesla R&D expense", "--ticker", "TSLA",
+                                      "--k", "5", "--json", "--data-dir", str(sample_index)], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["query"] == "Tesla R&D expense"
+    assert data["filters"]["tickers"] == ["TSLA"]
+    for method in ("dense", "bm25", "fused"):
+        assert 1 <= len(data[method]) <= 5
+        assert all(h["ticker"] == "TSLA" and h["fiscal_year"] == 2024 for h in data[method])
+        assert set(data[method][0]) >= {"chunk_id", "rank", "score", "ticker", "fiscal_year",
+                                        "chunk_type", "section", "page", "text"}
+    assert all("dense_rank" in h and "bm25_rank" in h for h in data["fused"])
+    assert any("research and development" in h["text"].lower() for h in data["fused"][:3])
+
+
+def test_search_prints_three_columns(sample_index, capsys):
+    code, out, _ = _run(finrag_main, ["search", "services net sales", "--data-dir",
+                                      str(sample_index)], capsys)
+    assert code == 0
+    assert "DENSE" in out and "BM25" in out and "FUSED (RRF)" in out and "AAPL FY2024" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["search", "x", "--year", "abc"], "--year 'abc'"),
+    (["search", "   "], "empty"),
+    (["search", "x", "--weights", "1"], "--weights"),
+])
+def test_bad_input_is_one_line_and_exit_1(sample_index, capsys, argv, message):
+    code, out, err = _run(finrag_main, argv + ["--data-dir", str(sample_index)], capsys)
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_index_is_one_line_naming_the_command(tmp_path, capsys):
+    code, _, err = _run(finrag_main, ["search", "x", "--data-dir", str(tmp_path)], capsys)
+    assert code == 1 and "ingest build --sample" in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_ticker_gives_a_note_and_empty_lists(sample_index, capsys):
+    code, out, err = _run(finrag_main, ["search", "revenue", "--ticker", "ZZZZ", "--json",
+                                        "--data-dir", str(sample_index)], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["fused"] == [] and "not indexed" in err and data["message"]
+
+
+def test_canary_passes_and_a_failing_canary_exits_1(sample_index, tmp_path, capsys):
+    good = tmp_path / "good.toml"
+    good.write_text('[[canary]]\nname = "rnd"\nquery = "Tesla research and development expense"\n'
+                    'tickers = ["TSLA"]\nexpect = { ticker = "TSLA", contains = ["research"] }\n')
+    code, out, _ = _run(finrag_main, ["canary", "--file", str(good), "--json", "--data-dir",
+                                      str(sample_index)], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["passed"] == 1 and data["canaries"][0]["fused"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[canary]]\nname = "wrong-year"\nquery = "research and development"\n'
+                   'expect = { fiscal_year = 1999 }\n')
+    code, out, _ = _run(finrag_main, ["canary", "--file", str(bad), "--data-dir",
+                                      str(sample_index)], capsys)
+    assert code == 1 and "FAIL  wrong-year" in out and "reason:" in out
+
+
+def test_ingest_status_json(sample_index, capsys):
+    code, out, _ = _run(ingest_main, ["status", "--json", "--data-dir", str(sample_index)], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["chunks"] > 500 and len(data["chunk_ids_sha256"]) == 64
+    assert {(f["ticker"], f["fiscal_year"]) for f in data["filings"]} == {("AAPL", 2024),
+                                                                          ("TSLA", 2024)}
+
+
+def test_ingest_build_reports_failures_with_exit_2(sample_index, tmp_path, capsys):
+    bad = tmp_path / "broken.htm"
+    bad.write_bytes(b"\x00\x01\x02 binary junk" * 100)
+    data_dir = tmp_path / "data"
+    import shutil
+
+    shutil.copytree(sample_index, data_dir)
+    good = data_dir / "sample-filings" / "sec-edgar-filings" / "TSLA"
+    code, out, _ = _run(ingest_main, ["build", str(good), str(bad), "--json", "--data-dir",
+                                      str(data_dir)], capsys)
+    report = json.loads(out)
+    assert code == 2
+    assert report["totals"]["failed"] == 1 and report["totals"]["new_chunks"] == 0
+    statuses = {f["status"] for f in report["filings"]}
+    assert statuses == {"failed", "skipped"}
+
+
+def test_ingest_build_without_paths_is_a_usage_error(tmp_path, capsys):
+    code, _, err = _run(ingest_main, ["build", "--data-dir", str(tmp_path)], capsys)
+    assert code == 1 and "--sample" in err
