@@ -158,3 +158,22 @@ def test_fused_order_is_the_same_across_processes(searcher, data_dir):
         for _ in range(2)
     ]
     assert runs[0] == runs[1] and json.loads(runs[0])
+
+
+def test_server_backend_gives_the_same_fused_ranking_as_embedded(tmp_path, fake_embedder):
+    chunks = make_chunks()
+    vectors = fake_embedder.encode([c.text for c in chunks])
+    rankings = []
+    for url in (None, ":memory:"):
+        settings = Settings(data_dir=tmp_path / str(url), qdrant_url=url)
+        write_generation(settings, "gen-000001", chunks, vectors, fake_embedder.name)
+        publish(settings.data_dir, "gen-000001")
+        searcher = HybridSearcher(settings, fake_embedder)
+        assert searcher.index.manifest["backend"]["kind"] == ("server" if url else "edge")
+        rankings.append([
+            [(h.chunk_id, h.dense_rank, h.bm25_rank) for h in searcher.search(q, f).fused]
+            for q in ("services revenue", "research and development", "supply chain")
+            for f in [Filters(), *FILTERS]
+        ])
+        searcher.close()
+    assert rankings[0] == rankings[1] and any(rankings[0])

@@ -1,0 +1,113 @@
+"""Both vector store backends: filtered search equals brute force; edge and server agree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from qdrant_client import QdrantClient
+
+from finrag.models import Filters
+from finrag.store.edge import EdgeStore
+from finrag.store.server import ServerStore
+
+N, DIM = 400, 384
+FILTERS = [
+    Filters(),
+    Filters(tickers=["AAPL"]),
+    Filters(tickers=["AAPL"], fiscal_years=[2023]),
+    Filters(chunk_types=["table"]),
+    Filters(tickers=["MSFT", "NVDA"], fiscal_years=[2021, 2024], chunk_types=["narrative"]),
+    Filters(tickers=["ZZZZ"]),
+]
+
+
+@pytest.fixture(scope="module")
+def points():
+    rng = np.random.default_rng(42)
+    vectors = rng.normal(size=(N, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"{i:032x}" for i in range(N)]
+    payloads = [{"ticker": ["AAPL", "MSFT", "NVDA"][i % 3], "fiscal_year": 2021 + i % 4,
+                 "chunk_type": "table" if i % 5 == 0 else "narrative"} for i in range(N)]
+    queries = rng.normal(size=(5, DIM)).astype(np.float32)
+    return ids, vectors, payloads, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def edge(points, tmp_path_factory):
+    ids, vectors, payloads, _ = points
+    store = EdgeStore.create(tmp_path_factory.mktemp("edge") / "vectors", DIM)
+    store.upsert(ids, vectors, payloads)
+    store.finish()
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def server(points):
+    ids, vectors, payloads, _ = points
+    store = ServerStore.create(QdrantClient(location=":memory:"), "test", DIM)
+    store.upsert(ids, vectors, payloads)
+    return store
+
+
+def _brute(points, query, filters, limit):
+    ids, vectors, payloads, _ = points
+    scores = vectors @ query
+    keep = [i for i in range(N) if filters.matches({**payloads[i], "chunk_type": payloads[i]["chunk_type"]})]
+    keep.sort(key=lambda i: (-scores[i], ids[i]))
+    return [(ids[i], float(scores[i])) for i in keep[:limit]]
+
+
+@pytest.mark.parametrize("backend", ["edge", "server"])
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: str(f.model_dump()))
+def test_filtered_search_equals_brute_force(request, points, backend, filters):
+    store = request.getfixturevalue(backend)
+    for query in points[3]:
+        got = store.search(query, filters, 20)
+        want = _brute(points, query, filters, 20)
+        assert [g[0] for g in got] == [w[0] for w in want]
+        assert np.allclose([g[1] for g in got], [w[1] for w in want], atol=1e-5)
+
+
+def test_limit_larger_than_the_matching_set(edge, points):
+    f = Filters(tickers=["AAPL"], fiscal_years=[2021], chunk_types=["table"])
+    expected = sum(f.matches(p) for p in points[2])
+    assert len(edge.search(points[3][0], f, 1000)) == expected > 0
+
+
+def test_edge_and_server_rank_identically(edge, server, points):
+    for filters in FILTERS:
+        for query in points[3]:
+            assert [i for i, _ in edge.search(query, filters, 50)] == \
+                   [i for i, _ in server.search(query, filters, 50)]
+
+
+def test_edge_reopens_and_upserts_are_idempotent(points, tmp_path):
+    ids, vectors, payloads, queries = points
+    store = EdgeStore.create(tmp_path / "v", DIM)
+    store.upsert(ids, vectors, payloads)
+    store.upsert(ids[:50], vectors[:50], payloads[:50])
+    store.finish()
+    before = store.search(queries[0], Filters(tickers=["NVDA"]), 10)
+    store.close()
+    reopened = EdgeStore.open(tmp_path / "v")
+    assert reopened.count() == N
+    assert reopened.search(queries[0], Filters(tickers=["NVDA"]), 10) == before
+    second = EdgeStore.open(tmp_path / "v")  # a finished shard serves several readers
+    assert second.count() == N
+    second.close()
+    reopened.close()
+
+
+def test_missing_store_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match=str(tmp_path / "nope")):
+        EdgeStore.open(tmp_path / "nope")
+    with pytest.raises(ValueError, match="'missing'"):
+        ServerStore.open(QdrantClient(location=":memory:"), "missing")
+
+
+def test_unreachable_server_is_one_line():
+    client = QdrantClient(url="http://127.0.0.1:9", timeout=1)
+    with pytest.raises(ValueError, match="cannot reach Qdrant"):
+        ServerStore.open(client, "x")

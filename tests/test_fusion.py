@@ -1,0 +1,55 @@
+"""Weighted RRF against hand-computed examples."""
+
+import pytest
+
+from finrag.fusion import rrf
+
+
+def test_one_to_one_weights_hand_computed():
+    fused = rrf({"dense": ["a", "b", "c"], "bm25": ["b", "d"]}, k=60)
+    scores = {f.chunk_id: f.score for f in fused}
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a"] == pytest.approx(1 / 61)
+    assert scores["d"] == pytest.approx(1 / 62)
+    assert scores["c"] == pytest.approx(1 / 63)
+    assert [f.chunk_id for f in fused] == ["b", "a", "d", "c"]  # a, d tie broken by best rank
+
+
+def test_weights_two_to_one():
+    fused = rrf({"dense": ["a", "b"], "bm25": ["b", "a"]}, k=0, weights={"bm25": 2.0})
+    assert [(f.chunk_id, round(f.score, 6)) for f in fused] == [("b", 2.5), ("a", 2.0)]
+    assert fused[0].contributions == {"dense": 0.5, "bm25": 2.0}
+
+
+def test_missing_from_one_list_has_none_rank_and_no_contribution():
+    [only] = [f for f in rrf({"dense": ["a"], "bm25": ["b"]}) if f.chunk_id == "a"]
+    assert only.ranks == {"dense": 1, "bm25": None} and only.contributions == {"dense": 1 / 61}
+
+
+def test_k_each_cuts_each_list_before_fusing():
+    fused = rrf({"dense": ["a", "b", "c"], "bm25": ["c"]}, k_each=2)
+    c = next(f for f in fused if f.chunk_id == "c")
+    assert c.ranks == {"dense": None, "bm25": 1}
+
+
+def test_exact_ties_fall_back_to_chunk_id():
+    fused = rrf({"dense": ["z", "y"], "bm25": ["y", "z"]})
+    assert [f.chunk_id for f in fused] == ["y", "z"]
+
+
+def test_duplicate_in_one_list_counts_at_best_rank_and_inputs_are_untouched():
+    lists = {"dense": ["a", "a", "b"], "bm25": []}
+    fused = rrf(lists, top_k=1)
+    assert lists == {"dense": ["a", "a", "b"], "bm25": []}
+    assert fused[0].chunk_id == "a" and fused[0].score == pytest.approx(1 / 61)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"k": -1}, "k must be >= 0, got -1"),
+    ({"k_each": 0}, "k_each must be >= 1, got 0"),
+    ({"weights": {"dense": -1.0}}, "got -1.0"),
+    ({"weights": {"colbert": 1.0}}, "unknown"),
+])
+def test_bad_arguments_quote_the_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        rrf({"dense": ["a"], "bm25": []}, **kwargs)
