@@ -51,8 +51,8 @@ QUERIES = [
 TICKERS = ["AAPL", "MSFT", "NVDA", "TSLA", "HD", "AMZN", "GOOGL", "META", "JPM", "KO"]
 YEARS = list(range(2015, 2025))
 FILTERS = {
-    "ticker_year": {"tickers": ["NVDA"], "fiscal_years": [2020]},
-    "ticker": {"tickers": ["NVDA"]},
+    "ticker_year": {"tickers": ["AAPL"], "fiscal_years": [2015]},
+    "ticker": {"tickers": ["AAPL"]},
     "none": {},
 }
 PHASES = ("embed", "dense", "bm25", "fused")
