@@ -18,6 +18,7 @@ generation it opened and switches when CURRENT names another one (`Index.is_stal
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -31,7 +32,7 @@ from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
 from finrag.tokens import TOKENIZER_VERSION, tokenize
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 
@@ -46,6 +47,11 @@ NO_INDEX_HINT = "run `python -m ingest build --sample` (or `python -m ingest bui
 def bm25_text(chunk: Chunk) -> str:
     """What BM25 indexes: the chunk text with its provenance words (company, year, Item)."""
     return f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title}\n{chunk.text}"
+
+
+def text_signature(text: str) -> str:
+    """Same text up to case and white space -> same signature (near-duplicate detection)."""
+    return hashlib.sha1(" ".join(text.lower().split()).encode()).hexdigest()
 
 
 def current_generation(data_dir: Path) -> str | None:
@@ -102,13 +108,14 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
     con = sqlite3.connect(path)
     con.execute(
         "CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, ticker TEXT,"
-        " company TEXT, fiscal_year INTEGER, chunk_type TEXT, filing_key TEXT, payload TEXT)"
+        " company TEXT, fiscal_year INTEGER, chunk_type TEXT, filing_key TEXT, signature TEXT,"
+        " payload TEXT)"
     )
     con.executemany(
-        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?)",
         (
             (i, c.chunk_id, c.ticker, c.company, c.fiscal_year, c.chunk_type, c.filing_key,
-             c.model_dump_json())
+             text_signature(c.text), c.model_dump_json())
             for i, c in enumerate(chunks)
         ),
     )
@@ -252,6 +259,14 @@ class Index:
             f"SELECT chunk_id, payload FROM chunks WHERE chunk_id IN ({marks})", chunk_ids
         ).fetchall()
         return {cid: Chunk.model_validate_json(p) for cid, p in rows}
+
+    def signatures(self, chunk_ids: list[str]) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        return dict(self._db.execute(
+            f"SELECT chunk_id, signature FROM chunks WHERE chunk_id IN ({marks})", chunk_ids
+        ).fetchall())
 
     def all_chunks(self) -> list[Chunk]:
         rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()

@@ -9,7 +9,6 @@ chunk id among the candidates with the same normalized text, and takes the best 
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 import time
@@ -40,10 +39,6 @@ def clean_query(query: str) -> str:
             f"the question is {len(text):,} characters long; keep it under {MAX_QUERY_CHARS:,}"
         )
     return text
-
-
-def text_signature(text: str) -> str:
-    return hashlib.sha1(" ".join(text.lower().split()).encode()).hexdigest()
 
 
 class HybridSearcher:
@@ -131,13 +126,14 @@ class HybridSearcher:
 
     def _assemble(self, result, index, dense, bm25, top_k, rrf_k, weights, timings) -> None:
         t0 = time.perf_counter()
-        chunks = index.chunks(list({cid for cid, _ in dense + bm25}))
-        canon = _canonical_ids(chunks)
+        canon = _canonical_ids(index.signatures(list({cid for cid, _ in dense + bm25})))
         dense, bm25 = _collapse(dense, canon), _collapse(bm25, canon)
         fused = rrf(
             {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
             k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
         )
+        shown = {c for c, _ in dense[:top_k] + bm25[:top_k]} | {f.chunk_id for f in fused}
+        chunks = index.chunks(sorted(shown))  # hydrate only what is shown
         result.dense = _hits(dense[:top_k], chunks)
         result.bm25 = _hits(bm25[:top_k], chunks)
         result.fused = [
@@ -159,12 +155,12 @@ def _check_settings(top_k: int, k_each: int) -> None:
         raise QueryError(f"k_each ({k_each}) must be at least the number of results ({top_k})")
 
 
-def _canonical_ids(chunks: dict[str, Chunk]) -> dict[str, str]:
+def _canonical_ids(signatures: dict[str, str]) -> dict[str, str]:
     """Each candidate -> the lowest chunk id among candidates with the same normalized text."""
     first: dict[str, str] = {}
-    for cid in sorted(chunks):
-        first.setdefault(text_signature(chunks[cid].text), cid)
-    return {cid: first[text_signature(c.text)] for cid, c in chunks.items()}
+    for cid in sorted(signatures):
+        first.setdefault(signatures[cid], cid)
+    return {cid: first[sig] for cid, sig in signatures.items()}
 
 
 def _collapse(ranked: list[tuple[str, float]], canon: dict[str, str]) -> list[tuple[str, float]]:
