@@ -8,6 +8,7 @@ URL constants where they are used (`_sec_gateway.URL_CIK_MAPPING`, `_orchestrato
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -211,7 +212,7 @@ def test_http_403_anywhere_is_one_line_naming_403(edgar, tmp_path, where, capsys
                                          (503, "SEC EDGAR failed (HTTP 503)")])
 def test_rate_limit_and_server_errors(edgar, tmp_path, status, text):
     edgar.fail["/submissions/"] = status
-    with pytest.raises(DownloadError, match=text):
+    with pytest.raises(DownloadError, match=re.escape(text)):
         get(tmp_path)
 
 
