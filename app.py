@@ -23,7 +23,9 @@ st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout=
 
 @st.cache_resource
 def get_searcher() -> HybridSearcher:
-    return HybridSearcher(Settings.from_env(), Embedder())
+    embedder = Embedder()
+    embedder.encode(["warm up"])  # load the model with the page, not on the first question
+    return HybridSearcher(Settings.from_env(), embedder)
 
 
 @st.cache_data

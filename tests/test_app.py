@@ -1,0 +1,162 @@
+"""The Streamlit app through streamlit.testing (no browser): widgets found by key, real index.
+
+The real model loads once per process (the app's `get_searcher` is `st.cache_resource`d); the
+`app` fixture clears that cache so each test's FINRAG_DATA_DIR is the one the app opens.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from finrag.config import Settings
+from finrag.index import publish, write_generation
+from finrag.models import Chunk
+
+REPO = Path(__file__).resolve().parents[1]
+COLUMNS = ("col-dense", "col-bm25", "col-fused")
+HEADER = re.compile(r"\*\*#\d+\*\* :\w+-badge\[[0-9a-f]+\] (?P<meta>.*)")
+HOSTILE = ("Research and development expense rose. <script>alert(1)</script> "
+           "<img src=x onerror=alert(1)> [x](javascript:alert(1)) ![p](http://evil/x.png) $x^2$")
+
+
+@pytest.fixture
+def app(monkeypatch):
+    """A factory: AppTest of app.py over the given data dir, with a fresh searcher cache."""
+
+    def make(data_dir: Path) -> AppTest:
+        monkeypatch.setenv("FINRAG_DATA_DIR", str(data_dir))
+        monkeypatch.delenv("FINRAG_QDRANT_URL", raising=False)
+        st.cache_resource.clear()
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    yield make
+    st.cache_resource.clear()  # don't leave a searcher on a tmp dir for later tests
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.text_input(key="q").input(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def column_markdown(at: AppTest, key: str) -> list[str]:
+    block = at.get_by_key(key)
+    return [m.value for m in block if getattr(m, "type", None) == "markdown"]
+
+
+def hit_headers(at: AppTest) -> dict[str, list[str]]:
+    """Per column: the header line (ticker FY · section · type) of every hit."""
+    out = {}
+    for key in COLUMNS:
+        metas = [m.group("meta").strip() for body in column_markdown(at, key)
+                 if (m := HEADER.match(body))]
+        out[key] = metas
+    return out
+
+
+def unescape(md: str) -> str:
+    return re.sub(r"\\(.)", r"\1", md)
+
+
+def test_a_question_fills_all_three_columns(app, sample_index):
+    at = ask(app(sample_index), "Tesla research and development expense")
+    headers = hit_headers(at)
+    for key in COLUMNS:
+        assert len(headers[key]) == 10, (key, headers[key])  # default "Results per column"
+    seen = " ".join(unescape(h) for hs in headers.values() for h in hs)
+    assert "TSLA FY2024" in seen
+    assert [h.value for h in at.subheader][-3:] == ["Dense", "BM25", "Fused (RRF)"]
+    assert at.get_by_key("answer") is not None  # the best-evidence panel
+    assert not at.warning and not at.error
+
+
+def test_ticker_filter_keeps_only_that_company(app, sample_index):
+    at = app(sample_index)
+    options = at.multiselect(key="ticker").options  # come from the index: the two companies
+    assert len(options) == 2 and [o[:4] for o in options] == ["AAPL", "TSLA"], options
+    at.multiselect(key="ticker").set_value(["TSLA"])
+    at = ask(at, "revenue growth and risk factors")
+    headers = hit_headers(at)
+    assert all(headers[k] for k in COLUMNS)
+    for key in COLUMNS:
+        for h in headers[key]:
+            plain = unescape(h)
+            assert plain.startswith("TSLA FY2024"), (key, plain)
+            assert "AAPL" not in plain
+
+
+def test_table_filter_returns_only_tables(app, sample_index):
+    at = app(sample_index)
+    at.selectbox(key="type").set_value("table")
+    at = ask(at, "total net sales by category")
+    headers = hit_headers(at)
+    assert all(headers[k] for k in COLUMNS)
+    for key in COLUMNS:
+        for h in headers[key]:
+            assert re.search(r" · table( · p\. \d+)?$", unescape(h)), (key, h)
+
+
+def test_canary_button_runs_its_query_and_shows_pass(app, sample_index):
+    at = app(sample_index)
+    at.button(key="canary-tesla-rnd-2024").click().run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="q").value == "Tesla R&D expense fiscal 2024"
+    assert at.multiselect(key="ticker").value == ["TSLA"]
+    assert len(at.success) == 1, [s.value for s in at.success]
+    assert "tesla-rnd-2024" in at.success[0].value and "PASS" in at.success[0].value
+    assert not at.error
+    assert all(unescape(h).startswith("TSLA") for h in hit_headers(at)["col-fused"])
+
+
+def test_empty_data_dir_shows_how_to_build_an_index(app, tmp_path):
+    at = app(tmp_path / "nothing-here")
+    assert at.info, "expected an st.info explaining there is no index"
+    shown = " ".join([i.value for i in at.info] + [c.value for c in at.code])
+    assert "python -m ingest build --sample" in shown
+    assert not at.text_input  # the app stopped before the question box
+
+
+def test_empty_question_shows_the_hint_and_no_columns(app, sample_index):
+    at = app(sample_index)
+    assert any("Type a question" in c.value for c in at.caption)
+    with pytest.raises(KeyError):
+        at.get_by_key("col-fused")
+
+
+def test_overlong_question_shows_a_warning(app, sample_index):
+    at = ask(app(sample_index), "revenue " * 375)  # 3000 characters
+    assert at.warning and "characters long" in at.warning[0].value
+    with pytest.raises(KeyError):
+        at.get_by_key("col-fused")
+
+
+def test_hostile_chunk_text_is_shown_inert(app, data_dir, fake_embedder):
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    chunks = [
+        Chunk(chunk_id=f"{i:032x}", ticker="EVIL", company="Evil <b>Corp</b>", fiscal_year=2024,
+              chunk_type="narrative", section="Item 7", text=text, filing_key="EVIL2024")
+        for i, text in enumerate([HOSTILE, "Nothing to see here, research continues."])
+    ]
+    write_generation(settings, "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000001")
+
+    at = ask(app(data_dir), "research and development expense")
+    bodies = [m for m in at.get("markdown")] + list(at.caption)
+    text = "\n".join(m.value for m in bodies)
+    assert "alert" in text, "the hostile chunk should be shown"
+    # every directive character from the filing arrives backslash-escaped (inert in Markdown)
+    for raw in (r"<script", r"</script", r"<img", r"\]\(javascript:", r"!\[", r"\$x"):
+        assert not re.search(r"(?<!\\)" + raw, text), raw
+    assert "](javascript:" not in text
+    assert not any(m.proto.allow_html for m in bodies if "alert" in m.value)
+    # the full chunk is shown verbatim as plain text (st.text), never as Markdown
+    assert any("<script>alert(1)</script>" in t.value for t in at.get("text"))
