@@ -196,15 +196,32 @@ def _fsync_dir(path: Path) -> None:
 # --- reading -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Coded:
+    """A string column as small integer codes: comparing ints is ~10x faster than objects."""
+
+    values: list[str]
+    codes: np.ndarray
+
+    @classmethod
+    def of(cls, items: list[str]) -> "Coded":
+        values, codes = np.unique(np.array(items, dtype=object), return_inverse=True)
+        return cls(list(values), codes.astype(np.int32))
+
+
+def _isin_codes(column: Coded, wanted: list[str]) -> np.ndarray:
+    codes = [i for i, v in enumerate(column.values) if v in set(wanted)]
+    return np.isin(column.codes, codes)
+
+
 @dataclass
 class Columns:
     """Per-row filter columns, for BM25 masks and the app's facets."""
 
     chunk_ids: list[str]
-    tickers: np.ndarray
-    companies: list[str]
+    tickers: Coded
     years: np.ndarray
-    types: np.ndarray
+    types: Coded
 
 
 class Index:
@@ -244,11 +261,11 @@ class Index:
         c = self.columns
         keep = np.ones(len(c.chunk_ids), dtype=bool)
         if filters.tickers:
-            keep &= np.isin(c.tickers, filters.tickers)
+            keep &= _isin_codes(c.tickers, filters.tickers)
         if filters.fiscal_years:
             keep &= np.isin(c.years, filters.fiscal_years)
         if filters.chunk_types:
-            keep &= np.isin(c.types, filters.chunk_types)
+            keep &= _isin_codes(c.types, filters.chunk_types)
         return keep
 
     def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
@@ -311,14 +328,13 @@ class Index:
 
     def _columns(self) -> Columns:
         rows = self._db.execute(
-            "SELECT chunk_id, ticker, company, fiscal_year, chunk_type FROM chunks ORDER BY row"
+            "SELECT chunk_id, ticker, NULL, fiscal_year, chunk_type FROM chunks ORDER BY row"
         ).fetchall()
         return Columns(
             chunk_ids=[r[0] for r in rows],
-            tickers=np.array([r[1] for r in rows], dtype=object),
-            companies=[r[2] for r in rows],
+            tickers=Coded.of([r[1] for r in rows]),
             years=np.array([r[3] for r in rows], dtype=np.int64),
-            types=np.array([r[4] for r in rows], dtype=object),
+            types=Coded.of([r[4] for r in rows]),
         )
 
     def _open_vectors(self):
