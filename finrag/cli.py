@@ -1,4 +1,4 @@
-"""`python -m finrag search|canary|bench|eval`: thin argparse surface over the library."""
+"""`python -m finrag search|canary|bench`: thin argparse surface over the library."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m finrag", description="Search indexed 10-Ks.")
-    sub = p.add_subparsers(required=True, metavar="{search,canary,bench,eval}")
+    sub = p.add_subparsers(required=True, metavar="{search,canary,bench}")
 
     s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
     s.add_argument("query")
