@@ -88,7 +88,11 @@ def build(
     fiscal_year: int | None = None,
     rebuild: bool = False,
     progress=None,
+    overrides: dict[Path, dict] | None = None,
 ) -> BuildReport:
+    """Index `paths`. `ticker`/`fiscal_year` override every filing's own metadata; `overrides`
+    maps one path to its own {"ticker": ..., "fiscal_year": ...} (e.g. PDFs whose cover page
+    does not say them), winning over both."""
     started = time.perf_counter()
     units = locate([Path(p) for p in paths])
     if not units:
@@ -97,7 +101,8 @@ def build(
     with _build_lock(settings.data_dir):
         _remove_leftovers(settings.data_dir)
         old = [] if rebuild else _published_chunks(settings)
-        read = _read_all(units, counter, ticker, fiscal_year, progress)
+        per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
+        read = _read_all(units, counter, ticker, fiscal_year, progress, per_unit)
         merged = _merge(old, _fresh(read))
         _count_new(read, old)
         reports = [report for report, _ in read]
@@ -110,13 +115,15 @@ def build(
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
-def _read_all(units, counter, ticker, fiscal_year, progress):
+def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None):
     """Read every unit; one failed file never stops the others."""
     read: list[tuple[FilingReport, list[Chunk]]] = []
     for unit in units:
         if progress:
             progress.reading(unit)
-        read.append(_read_one(unit, counter, ticker, fiscal_year))
+        own = (per_unit or {}).get(unit.resolve(), {})
+        read.append(_read_one(unit, counter, own.get("ticker", ticker),
+                              own.get("fiscal_year", fiscal_year)))
     return read
 
 
