@@ -25,6 +25,7 @@ from finrag.index import GENERATIONS, Index, current_generation, publish, write_
 from finrag.models import Chunk
 from ingest.chunk import chunk_filing
 from ingest.read import ReadError, locate, read_filing
+from ingest.readcache import ReadCache
 from ingest.sections import split_sections
 
 KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
@@ -102,7 +103,11 @@ def build(
         _remove_leftovers(settings.data_dir)
         old = [] if rebuild else _published_chunks(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
-        read = _read_all(units, counter, ticker, fiscal_year, progress, per_unit)
+        cache = ReadCache(settings.data_dir / "reads.sqlite")
+        try:
+            read = _read_all(units, counter, ticker, fiscal_year, progress, per_unit, cache)
+        finally:
+            cache.close()
         merged = _merge(old, _fresh(read))
         _count_new(read, old)
         reports = [report for report, _ in read]
@@ -115,7 +120,7 @@ def build(
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
-def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None):
+def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cache=None):
     """Read every unit; one failed file never stops the others."""
     read: list[tuple[FilingReport, list[Chunk]]] = []
     for unit in units:
@@ -123,13 +128,13 @@ def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None):
             progress.reading(unit)
         own = (per_unit or {}).get(unit.resolve(), {})
         read.append(_read_one(unit, counter, own.get("ticker", ticker),
-                              own.get("fiscal_year", fiscal_year)))
+                              own.get("fiscal_year", fiscal_year), cache))
     return read
 
 
-def _read_one(unit: Path, counter, ticker, fiscal_year):
+def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None = None):
     try:
-        filing = read_filing(unit, ticker=ticker, fiscal_year=fiscal_year)
+        filing = _read_cached(unit, ticker, fiscal_year, cache)
         sections = split_sections(filing.blocks)
         chunks = chunk_filing(filing, sections, counter)
     except ReadError as exc:
@@ -146,6 +151,16 @@ def _read_one(unit: Path, counter, ticker, fiscal_year):
         sections=list(dict.fromkeys(s.item for s in sections)),
     )
     return report, chunks
+
+
+def _read_cached(unit: Path, ticker, fiscal_year, cache: ReadCache | None):
+    key = cache.key(unit, ticker, fiscal_year) if cache else None
+    filing = cache.get(key, str(unit)) if key else None
+    if filing is None:
+        filing = read_filing(unit, ticker=ticker, fiscal_year=fiscal_year)
+        if key:
+            cache.put(key, filing)
+    return filing
 
 
 def _merge(old: list[Chunk], fresh: dict[str, list[Chunk]]) -> list[Chunk]:
