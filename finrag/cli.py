@@ -1,4 +1,4 @@
-"""`python -m finrag search|canary|bench`: thin argparse surface over the library."""
+"""`python -m finrag search|canary|eval|bench`: thin argparse surface over the library."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m finrag", description="Search indexed 10-Ks.")
-    sub = p.add_subparsers(required=True, metavar="{search,canary,bench}")
+    sub = p.add_subparsers(required=True, metavar="{search,canary,eval,bench}")
 
     s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
     s.add_argument("query")
@@ -54,6 +54,22 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
     b.add_argument("--json", action="store_true")
     b.set_defaults(run=_bench)
+
+    e = sub.add_parser("eval", help="retrieval quality on a benchmark").add_subparsers(
+        required=True, metavar="{financebench}")
+    f = e.add_parser("financebench", help="page-hit@k, MRR, nDCG per method on FinanceBench")
+    f.add_argument("--questions", type=Path, required=True, help="questions .jsonl")
+    f.add_argument("--pdfs", type=Path, required=True, help="folder of the 10-K PDFs")
+    f.add_argument("--doc-index", type=Path, required=True, help="doc_name -> ticker, year CSV")
+    f.add_argument("--filter", default="filing", choices=["filing", "ticker", "none"])
+    f.add_argument("--k", type=int, default=10)
+    f.add_argument("--k-each", type=int, default=K_EACH, help="candidates per retriever")
+    f.add_argument("--rrf-k", type=int, default=RRF_K)
+    f.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
+    f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
+    f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
+    f.add_argument("--json", action="store_true")
+    f.set_defaults(run=_eval_financebench)
     return p
 
 
@@ -180,6 +196,62 @@ def _print_canary(r) -> None:
         print(f"      {method:5} top-3: {tops or '-'}")
     for failure in r.failures:
         print(f"      reason: {failure}")
+
+
+def _eval_financebench(args) -> int:
+    """Index the PDFs the questions need (ingest's normal path, cached), then score each method."""
+    from finrag import financebench
+    from finrag.embed import Embedder
+    from finrag.search import HybridSearcher
+    from ingest.build import build  # the CLI is a surface: it wires ingest and search together
+    from ingest.progress import Progress
+
+    if not 1 <= args.k <= 100:
+        raise ValueError(f"--k {args.k}: choose 1 to 100")
+    weights = _weights(args.weights)
+    questions, skipped = financebench.load(args.questions, args.pdfs, args.doc_index)
+    for line in skipped:
+        print(f"skipped {line}", file=sys.stderr)
+    data_dir = args.data_dir or Settings.from_env().data_dir / "financebench"
+    settings = Settings.from_env(data_dir)
+    embedder = Embedder()
+    docs = {q.document.pdf: q.document for q in questions}
+    overrides = {pdf: {"ticker": d.ticker, "fiscal_year": d.fiscal_year} for pdf, d in docs.items()}
+    with Progress(enabled=sys.stderr.isatty()) as progress:
+        report = build(sorted(docs), settings, embedder, embedder.count_tokens,
+                       overrides=overrides, progress=progress)
+    for f in report.filings:
+        if f.status == "failed":
+            print(f"not indexed: {f.error}", file=sys.stderr)
+    searcher = HybridSearcher(settings, embedder)
+    try:
+        result = financebench.evaluate(searcher, questions, args.filter, args.k,
+                                       k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
+                                       weights=weights)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "documents": len(docs),
+                       "chunks": report.totals()["chunks"], "build_s": round(report.seconds, 1)}
+    if args.plot:
+        financebench.plot(result, args.plot)
+    print(json.dumps(result, indent=2) if args.json else _eval_table(result))
+    return EXIT_OK
+
+
+def _eval_table(r: dict) -> str:
+    k = r["k"]
+    cols = ["hit@1", "hit@5", f"hit@{k}", f"mrr@{k}", f"ndcg@{k}", "median_ms"]
+    lines = [f"FinanceBench: {r['questions']} questions, filter {r['filter']}, "
+             f"{r['index']['chunks']} chunks from {r['index']['documents']} PDFs",
+             f"{'method':8}" + "".join(f"{c:>11}" for c in dict.fromkeys(cols))]
+    for group, methods in [("", r["methods"])] + [
+            (f"  {t} ({v['questions']})", v["methods"]) for t, v in r["by_type"].items()]:
+        if group:
+            lines.append(group)
+        for m, s in methods.items():
+            lines.append(f"{m:8}" + "".join(f"{s[c]:>11}" for c in dict.fromkeys(cols)))
+    lines.append(f"{len(r['misses'])} questions with no fused hit in the top {k}")
+    return "\n".join(lines)
 
 
 def _bench(args) -> int:
