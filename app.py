@@ -112,6 +112,9 @@ if active:
 
 if result.message:
     st.info(result.message)
+if result.expansions:
+    st.caption("Also searched for the statements' wording: "
+               + escape_md(" · ".join(result.expansions)), help="finrag.vocabulary")
 
 # --- answer panel --------------------------------------------------------------------------
 evidence = best_evidence(result.query, result.fused)

@@ -141,13 +141,16 @@ def search_json(result) -> dict:
     return {"query": result.query, "filters": result.filters.model_dump(),
             "dense": [hit_json(h) for h in result.dense],
             "bm25": [hit_json(h) for h in result.bm25], "fused": fused,
-            "message": result.message, "generation": result.generation,
+            "message": result.message, "expansions": result.expansions,
+            "generation": result.generation,
             "timings_ms": {k: round(v, 2) for k, v in result.timings_ms.items()}}
 
 
 def _print_columns(result) -> None:
     if result.message:
         print(result.message)
+    if result.expansions:
+        print("also searched for: " + "; ".join(result.expansions))
     width = max(30, (shutil.get_terminal_size((150, 20)).columns - 6) // 3)
     columns = [("DENSE", result.dense), ("BM25", result.bm25), ("FUSED (RRF)", result.fused)]
     cells = [[_cell(h, width) for h in hits] for _, hits in columns]
@@ -241,8 +244,8 @@ def _eval_financebench(args) -> int:
 def _eval_table(r: dict) -> str:
     k = r["k"]
     cols = ["hit@1", "hit@5", f"hit@{k}", f"mrr@{k}", f"ndcg@{k}", "median_ms"]
-    lines = [f"FinanceBench: {r['questions']} questions, filter {r['filter']}, "
-             f"{r['index']['chunks']} chunks from {r['index']['documents']} PDFs",
+    lines = [(f"FinanceBench: {r['questions']} questions, filter {r['filter']}, "
+              f"{r['index']['chunks']} chunks from {r['index']['documents']} PDFs"),
              f"{'method':8}" + "".join(f"{c:>11}" for c in dict.fromkeys(cols))]
     for group, methods in [("", r["methods"])] + [
             (f"  {t} ({v['questions']})", v["methods"]) for t, v in r["by_type"].items()]:

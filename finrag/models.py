@@ -111,5 +111,6 @@ class SearchResult(BaseModel):
     bm25: list[Hit] = Field(default_factory=list)
     fused: list[Hit] = Field(default_factory=list)
     message: str = ""  # e.g. "No indexed chunk matches these filters."
+    expansions: list[str] = Field(default_factory=list)  # statement wording added to the query
     generation: str = ""  # the index generation that answered
     timings_ms: dict[str, float] = Field(default_factory=dict)  # embed, dense, bm25, fuse

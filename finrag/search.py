@@ -19,6 +19,7 @@ from finrag.fusion import rrf
 from finrag.index import Index
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.tokens import tokenize
+from finrag.vocabulary import expand as expand_query
 
 MAX_QUERY_CHARS = 2000
 NO_MATCH = "No indexed chunk matches these filters."
@@ -72,19 +73,24 @@ class HybridSearcher:
         k_each: int = K_EACH,
         rrf_k: int = RRF_K,
         weights: tuple[float, float] = (1.0, 1.0),
+        expand: bool = True,
     ) -> SearchResult:
+        """`expand`: add the statement wording of analysts' terms (finrag.vocabulary) to the
+        query of both retrievers; the added phrases are in `result.expansions`."""
         filters = filters or Filters()
         text = clean_query(query)
         _check_settings(top_k, k_each)
         index = self.index
-        result = SearchResult(query=text, filters=filters, generation=index.name)
+        result = SearchResult(query=text, filters=filters, generation=index.name,
+                              expansions=expand_query(text) if expand else [])
         mask = index.mask(filters)
         if len(index) == 0 or (mask is not None and not mask.any()):
             result.message = NO_MATCH
             return result
         timings: dict[str, float] = {}
-        dense = self._dense(index, text, filters, k_each, timings)
-        bm25 = self._bm25(index, text, mask, k_each, timings)
+        asked = " ".join([text, *result.expansions])
+        dense = self._dense(index, asked, filters, k_each, timings)
+        bm25 = self._bm25(index, bm25_tokens(text, result.expansions), mask, k_each, timings)
         self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, timings)
         result.timings_ms = timings
         if self._too_long(text):
@@ -111,9 +117,9 @@ class HybridSearcher:
         timings["dense"] = (time.perf_counter() - t1) * 1000
         return hits
 
-    def _bm25(self, index, text, mask, k_each, timings) -> list[tuple[str, float]]:
+    def _bm25(self, index, tokens, mask, k_each, timings) -> list[tuple[str, float]]:
         t0 = time.perf_counter()
-        rows = index.bm25.search(tokenize(text), k_each, mask)
+        rows = index.bm25.search(tokens, k_each, mask)
         ids = index.columns.chunk_ids
         timings["bm25"] = (time.perf_counter() - t0) * 1000
         return [(ids[row], score) for row, score in rows]
@@ -146,6 +152,19 @@ class HybridSearcher:
             for i, f in enumerate(fused, start=1)
         ]
         timings["fuse"] = (time.perf_counter() - t0) * 1000
+
+
+def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
+    """The query's own tokens (repeats count, as typed), then each expansion token not already
+    asked for, once: an expansion widens the query without outweighing what the user typed."""
+    own = tokenize(text)
+    seen = set(own)
+    extra = []
+    for token in tokenize(" ".join(expansions)):
+        if token not in seen:
+            seen.add(token)
+            extra.append(token)
+    return own + extra
 
 
 def _check_settings(top_k: int, k_each: int) -> None:

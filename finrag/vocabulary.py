@@ -1,0 +1,96 @@
+"""Analysts' words -> the words 10-K statements use, for query expansion.
+
+Analysts ask for "capex", "COGS", "working capital" or "the cash flow statement"; filings print
+"Purchases of property, plant and equipment", "Cost of sales", current assets and liabilities,
+"Consolidated Statements of Cash Flows". Neither retriever bridges that gap on its own (BM25
+needs shared words; a small sentence model does not know that "DPO" needs accounts payable).
+This table is general finance knowledge — definitions as a textbook or an analyst's handbook
+gives them, for filings at large — not tuned to any question, company or benchmark page.
+
+`expand(query)` returns the line-item phrases for every term the query uses, in table order,
+each once; the searcher appends them to the query (for BM25 and for the dense query) and shows
+them to the user.
+"""
+
+from __future__ import annotations
+
+import re
+
+# term patterns (regex over the lower-cased query, word-bounded) -> statement wording
+_TABLE: list[tuple[str, str]] = [
+    # the statements themselves
+    (r"balance sheets?|statements? of financial (?:position|condition)",
+     "consolidated balance sheets total assets total liabilities shareholders equity"),
+    (r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss",
+     "consolidated statements of operations income net revenue"),
+    (r"cash ?flows? statements?|statements? of cash ?flows?",
+     "consolidated statements of cash flows operating activities investing activities"),
+    # line items and the ratios built from them
+    (r"capex|capital expenditures?|capital spending|capital intensive|capital intensity",
+     "purchases of property plant and equipment capital expenditures"),
+    (r"pp&e|ppne|ppe|fixed assets?",
+     "property plant and equipment net"),
+    (r"cogs|cost of goods sold",
+     "cost of sales cost of revenue cost of goods sold"),
+    (r"gross margins?|gross profit",
+     "gross profit gross margin net sales cost of sales"),
+    (r"operating margins?|operating profit|ebit|operating income",
+     "operating income net revenue"),
+    (r"ebitda",
+     "operating income depreciation and amortization"),
+    (r"d&a|depreciation",
+     "depreciation and amortization"),
+    (r"working capital|current ratio|liquidity ratio",
+     "total current assets total current liabilities"),
+    (r"quick ratio|acid test",
+     "cash and cash equivalents marketable securities accounts receivable total current liabilities"),
+    (r"free cash ?flows?|fcf|cash ?flow conversion|cash conversion",
+     "net cash provided by operating activities purchases of property and equipment"),
+    (r"operating cash ?flows?|cash (?:flow )?from operations",
+     "net cash provided by operating activities"),
+    (r"inventory turnover|days inventory|dio",
+     "inventories cost of sales"),
+    (r"days payable|dpo|payables? turnover",
+     "accounts payable cost of sales inventories"),
+    (r"days sales outstanding|dso|receivables? turnover",
+     "accounts receivable net revenue"),
+    (r"asset turnover|return on assets|roa",
+     "total assets net income revenue"),
+    (r"return on equity|roe",
+     "net income total shareholders equity"),
+    (r"debt to equity|leverage ratio|total debt|net debt|debt on (?:the )?balance sheet",
+     "long-term debt current portion of long-term debt short-term borrowings"),
+    (r"interest coverage",
+     "interest expense operating income"),
+    (r"effective tax rate|tax rate",
+     "effective tax rate provision for income taxes income before income taxes"),
+    (r"eps|earnings per share",
+     "earnings per share basic diluted net income"),
+    (r"dividends?|payout ratio",
+     "dividends paid cash dividends declared per share"),
+    (r"buybacks?|share repurchases?|repurchased shares|stock repurchases?",
+     "repurchases of common stock treasury stock"),
+    (r"revenue growth|top line|cagr",
+     "total net revenue net sales"),
+    (r"net margin|bottom line|net profit",
+     "net income net revenue"),
+    (r"r&d",
+     "research and development"),
+    (r"sg&a",
+     "selling general and administrative"),
+    (r"m&a|acquisitions?",
+     "acquisitions business combinations"),
+    (r"segments?",
+     "segment information reportable segments"),
+    (r"headcount",
+     "employees"),
+    (r"lawsuits?|litigation|legal (?:battles?|proceedings|matters)",
+     "legal proceedings litigation contingencies"),
+]
+_COMPILED = [(re.compile(rf"(?<![\w&])(?:{pattern})(?![\w&])"), words) for pattern, words in _TABLE]
+
+
+def expand(query: str) -> list[str]:
+    """The statement wording for each analyst's term in `query` (in table order, each once)."""
+    text = query.lower().replace("-", " ").replace("\u2019", "'")
+    return [words for pattern, words in _COMPILED if pattern.search(text)]

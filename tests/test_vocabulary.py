@@ -1,0 +1,32 @@
+"""Query expansion: analysts' terms find statement wording; plain queries are left alone."""
+
+from __future__ import annotations
+
+from finrag.search import bm25_tokens
+from finrag.vocabulary import expand
+
+
+def test_analyst_terms_map_to_line_items():
+    assert any("purchases of property plant and equipment" in e
+               for e in expand("What was FY2018 capex for 3M?"))
+    assert any("cost of sales" in e for e in expand("What is the FY2016 COGS?"))
+    assert any("total current liabilities" in e for e in expand("working-capital ratio"))
+    assert any("statements of cash flows" in e for e in expand("using the cash flow statement"))
+    assert any("research and development" in e for e in expand("Tesla R&D expense"))
+
+
+def test_terms_match_whole_words_only():
+    assert expand("services revenue") == []
+    assert expand("supply chain risk") == []
+    assert expand("epsilon") == [] and expand("roads") == []  # not "eps", not "roa"
+    assert expand("steps in the process") == []
+
+
+def test_each_expansion_once_in_table_order():
+    got = expand("gross margin and gross profit, gross margins")
+    assert len(got) == 1
+
+
+def test_bm25_expansion_adds_new_tokens_once_after_the_query():
+    tokens = bm25_tokens("cost of sales cost", ["cost of sales cost of revenue"])
+    assert tokens == ["cost", "sales", "cost", "revenue"]
