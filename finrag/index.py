@@ -45,8 +45,10 @@ NO_INDEX_HINT = "run `python -m ingest build --sample` (or `python -m ingest bui
 
 
 def bm25_text(chunk: Chunk) -> str:
-    """What BM25 indexes: the chunk text with its provenance words (company, year, Item)."""
-    return f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title}\n{chunk.text}"
+    """What BM25 indexes: the chunk text with its provenance words (company, year, Item) and
+    its page's title lines (a statement's name sits only above its first rows)."""
+    return (f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title} "
+            f"{chunk.heading}\n{chunk.text}")
 
 
 def text_signature(text: str) -> str:

@@ -53,6 +53,7 @@ class Chunk(BaseModel):
     section_title: str = ""  # e.g. "Management's Discussion and Analysis ..."
     chunk_type: ChunkType
     page: int | None = None
+    heading: str = ""  # the title lines its page opens with ("CONSOLIDATED BALANCE SHEETS")
     text: str  # what is shown and indexed; table rows as "label | v1 | v2"
     source: str = ""
     table: list[list[str]] | None = None  # the grid, for display

@@ -23,6 +23,8 @@ from ingest.sections import Section
 
 BUDGET = MODEL_MAX_TOKENS - 16  # margin for rounding between piece counts and joined text
 CAPTION_MAX_CHARS = 160
+HEADING_LINE_MAX = 90  # a longer line is body text, not a title
+_SKIP_HEADING = re.compile(r"^(table of contents|index|\d{1,4}|page \d+)$", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9$])")
 
 Counter = Callable[[list[str]], list[int]]
@@ -30,11 +32,40 @@ Counter = Callable[[list[str]], list[int]]
 
 def chunk_filing(filing: Filing, sections: list[Section], count: Counter) -> list[Chunk]:
     """All chunks of a filing, in document order."""
+    headings = page_headings([b for s in sections for b in s.blocks])
     chunks: list[Chunk] = []
     for section in sections:
         for ordinal, (kind, text, grid, page) in enumerate(_section_pieces(section, count)):
-            chunks.append(_make_chunk(filing, section, ordinal, kind, text, grid, page))
+            chunk = _make_chunk(filing, section, ordinal, kind, text, grid, page)
+            chunk.heading = headings.get(page, "")
+            chunks.append(chunk)
     return chunks
+
+
+def page_headings(blocks: list[Block]) -> dict[int, str]:
+    """The short title lines each page opens with: company, statement title, units
+    ("NETFLIX, INC. CONSOLIDATED BALANCE SHEETS (in thousands)"). A statement's title sits on
+    its page only once, above the first rows; every chunk of the page carries it as context.
+    A page that opens mid-paragraph has no heading."""
+    headings: dict[int, str] = {}
+    lines: dict[int, list[str]] = {}
+    done: set[int] = set()
+    for block in blocks:
+        page = block.page
+        if page is None or page in done:
+            continue
+        text = " ".join(block.text.split())
+        if block.kind == "text" and _SKIP_HEADING.match(text):
+            continue
+        if block.kind != "text" or len(text) > HEADING_LINE_MAX or len(lines.get(page, [])) == 3:
+            done.add(page)
+            continue
+        lines.setdefault(page, []).append(text)
+    for page, found in lines.items():
+        heading = " ".join(found)
+        if any(ch.isalpha() for ch in heading):
+            headings[page] = heading[:CAPTION_MAX_CHARS]
+    return headings
 
 
 def filing_key(filing: Filing) -> str:
@@ -95,7 +126,7 @@ def _narrative(blocks: list[Block], count: Counter) -> Iterator[tuple]:
     current: list[str] = []
     used, page = 0, None
     for (unit, unit_page), size in zip(units, sizes):
-        if current and used + size > BUDGET:
+        if current and (used + size > BUDGET or unit_page != page):  # one chunk, one page
             yield ("narrative", "\n".join(current), None, page)
             current, used = [], 0
         if not current:

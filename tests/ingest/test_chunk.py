@@ -68,3 +68,27 @@ def test_chunk_ids_are_stable_and_distinct():
     assert [c.chunk_id for c in a] == [c.chunk_id for c in b]
     assert len({c.chunk_id for c in a}) == len(a)
     assert all(c.ticker == "AAPL" and c.fiscal_year == 2023 and c.section == "Item 7" for c in a)
+
+
+def test_a_narrative_chunk_never_spans_two_pages():
+    blocks = [Block(kind="text", text="Revenue grew on services.", page=40),
+              Block(kind="text", text="NETFLIX, INC.", page=41),
+              Block(kind="text", text="CONSOLIDATED BALANCE SHEETS", page=41),
+              Block(kind="text", text="Cash and cash equivalents 1,809,330", page=41)]
+    chunks = _chunks(blocks, item="Item 8")
+    assert [(c.page, c.text.splitlines()[0]) for c in chunks] == [
+        (40, "Revenue grew on services."), (41, "NETFLIX, INC.")]
+
+
+def test_every_chunk_of_a_page_carries_the_title_the_page_opens_with():
+    body = "Cash and cash equivalents 1,809,330 Short-term investments 501,385. " * 30
+    blocks = [Block(kind="text", text="Table of Contents", page=42),
+              Block(kind="text", text="NETFLIX, INC.", page=42),
+              Block(kind="text", text="CONSOLIDATED BALANCE SHEETS (in thousands)", page=42),
+              Block(kind="text", text=body, page=42),
+              Block(kind="text", text=body, page=43)]  # a page that opens mid-statement
+    chunks = _chunks(blocks, item="Item 8")
+    on_42 = [c for c in chunks if c.page == 42]
+    assert len(on_42) > 1
+    assert {c.heading for c in on_42} == {"NETFLIX, INC. CONSOLIDATED BALANCE SHEETS (in thousands)"}
+    assert {c.heading for c in chunks if c.page == 43} == {""}
