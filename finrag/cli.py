@@ -36,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--k-each", type=int, default=K_EACH, help="candidates per retriever")
     s.add_argument("--rrf-k", type=int, default=RRF_K)
     s.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
+    s.add_argument("--no-expand", action="store_true", help="no finance-vocabulary expansion")
     s.add_argument("--data-dir", type=Path)
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=_search)
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--k-each", type=int, default=K_EACH, help="candidates per retriever")
     f.add_argument("--rrf-k", type=int, default=RRF_K)
     f.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
+    f.add_argument("--no-expand", action="store_true", help="no finance-vocabulary expansion")
     f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
     f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
     f.add_argument("--json", action="store_true")
@@ -95,7 +97,7 @@ def _search(args) -> int:
     searcher = searcher_for(args.data_dir)
     _warn_unknown(searcher, filters)
     result = searcher.search(args.query, filters, args.k, k_each=args.k_each,
-                             rrf_k=args.rrf_k, weights=weights)
+                             rrf_k=args.rrf_k, weights=weights, expand=not args.no_expand)
     if args.json:
         print(json.dumps(search_json(result), indent=2))
     else:
@@ -230,7 +232,7 @@ def _eval_financebench(args) -> int:
     try:
         result = financebench.evaluate(searcher, questions, args.filter, args.k,
                                        k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
-                                       weights=weights)
+                                       weights=weights, expand=not args.no_expand)
     finally:
         searcher.close()
     result["index"] = {"generation": report.generation, "documents": len(docs),
