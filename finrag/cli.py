@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m finrag", description="Search indexed 10-Ks.")
-    sub = p.add_subparsers(required=True, metavar="{search,canary,eval,bench}")
+    sub = p.add_subparsers(required=True, metavar="{search,canary,eval,bench,stress}")
 
     s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
     s.add_argument("query")
@@ -55,6 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
     b.add_argument("--json", action="store_true")
     b.set_defaults(run=_bench)
+
+    st = sub.add_parser("stress", help="concurrent query clients, optionally across a re-ingest")
+    st.add_argument("--clients", type=int, default=4, help="query processes")
+    st.add_argument("--seconds", type=float, default=60.0)
+    st.add_argument("--reingest", action="store_true",
+                    help="rebuild the index from its sources in another process meanwhile")
+    st.add_argument("--data-dir", type=Path)
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(run=_stress)
 
     e = sub.add_parser("eval", help="retrieval quality on a benchmark").add_subparsers(
         required=True, metavar="{financebench}")
@@ -266,3 +275,11 @@ def _bench(args) -> int:
                        source_dir=args.source_dir, naive=not args.no_naive)
     print(json.dumps(report, indent=2) if args.json else print_report(report))
     return EXIT_OK
+
+
+def _stress(args) -> int:
+    from finrag.stress import print_report, run_stress
+
+    report = run_stress(args.data_dir, args.clients, args.seconds, args.reingest)
+    print(json.dumps(report, indent=2) if args.json else print_report(report))
+    return EXIT_OK if report["failed"] == 0 else EXIT_FAIL

@@ -1,0 +1,352 @@
+"""`python -m finrag stress`: concurrent query clients against the searcher, optionally while a
+forced full rebuild of the same sources runs in another process.
+
+Each client is a process with its own `HybridSearcher` and embedder (one torch thread each):
+Qdrant edge's `query()` and the model's forward pass hold the GIL, so threads in one process
+would measure one core, and the app and `finrag search` are separate processes anyway. Clients
+load the model and open the index first, then start together and cycle a fixed list of queries
+(the canary questions, each with its filters and without) until the deadline.
+
+With `reingest`, `python -m ingest build --rebuild <the index's own sources>` runs beside them;
+a thread notes when CURRENT names the new generation, and the report says when each client
+first answered from it, whether any query started after the publish was answered by an older
+generation, and whether two answers to one query from one generation ever differed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import multiprocessing as mp
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from finrag.config import Settings
+from finrag.index import NO_INDEX_HINT, Index, IndexUnavailable, current_generation
+from finrag.models import Filters
+
+REAL_EMBEDDER = "finrag.embed:Embedder"
+READY_TIMEOUT_S = 300  # four clients importing torch on two busy cores
+POLL_S = 0.005  # how often the publish watcher reads CURRENT
+REPO = Path(__file__).resolve().parents[1]
+ACCESSION_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    filters: Filters
+
+
+@dataclass(frozen=True)
+class Answer:
+    client: int
+    query: int  # index into the query list
+    start: float  # wall clock (time.time()) when the call began
+    ms: float
+    generation: str
+    hits: int  # fused hits
+    digest: str  # the fused chunk ids, hashed
+    error: str = ""
+
+
+def default_queries() -> list[Query]:
+    """The canary questions with their filters, then the same questions unfiltered."""
+    from finrag.canary import DEFAULT_FILE, load_canaries
+
+    canaries = load_canaries(DEFAULT_FILE)
+    filtered = [Query(c.query, c.filters()) for c in canaries]
+    return filtered + [Query(c.query, Filters()) for c in canaries]
+
+
+def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
+               reingest: bool = False, *, queries: list[Query] | None = None,
+               embedder: str = REAL_EMBEDDER, rebuild_paths: list[Path] | None = None,
+               reingest_after: float | None = None, keep_answers: bool = False) -> dict:
+    """Run the load and return the report (see `print_report` for what it holds).
+
+    `embedder` is "module:Class", built in each client; `rebuild_paths` replaces the index's own
+    sources for the re-ingest; `keep_answers` adds every answer to the report (for tests)."""
+    if clients < 1 or seconds <= 0:
+        raise ValueError(f"--clients {clients} / --seconds {seconds}: both must be positive")
+    settings = Settings.from_env(data_dir)
+    if current_generation(settings.data_dir) is None:
+        raise IndexUnavailable(f"no index in {settings.data_dir}: {NO_INDEX_HINT}")
+    queries = queries or default_queries()
+    opened = _describe(settings)
+    sources = [str(p) for p in (rebuild_paths or opened["sources"])] if reingest else []
+    missing = [s for s in sources if not Path(s).exists()]
+    if reingest and (not sources or missing):
+        raise ValueError(f"cannot re-ingest: source {missing[0] if missing else '(none)'} of the "
+                         "index is gone; rebuild it with `python -m ingest build --rebuild PATH...`")
+    ctx = mp.get_context("spawn")
+    ready, out, go, deadline = ctx.Queue(), ctx.Queue(), ctx.Event(), ctx.Value("d", 0.0)
+    procs = [ctx.Process(target=_client, daemon=True,
+                         args=(i, str(settings.data_dir), embedder, queries, go, deadline,
+                               ready, out)) for i in range(clients)]
+    for p in procs:
+        p.start()
+    try:
+        _await_ready(ready, procs)
+        t0 = time.time()
+        deadline.value = t0 + seconds
+        go.set()
+        build = _reingest(settings, sources, t0, seconds, reingest_after, deadline) if reingest else None
+        answers = _collect(out, procs, time.time() + seconds + READY_TIMEOUT_S)
+        wall = max((a.start + a.ms / 1000 for a in answers), default=t0) - t0
+    finally:
+        for p in procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.kill()
+    report = summarize(answers, queries, wall, build)
+    report.update(clients=clients, data_dir=str(settings.data_dir), index=opened["generation"],
+                  chunks=opened["chunks"])
+    if keep_answers:
+        report["answers"] = answers
+    return report
+
+
+def _describe(settings: Settings) -> dict:
+    """The published generation, its size, and the sources it was built from (accession
+    folders where the document sits in one, else the file itself)."""
+    index = Index.open(settings)
+    try:
+        docs = {c.source for c in index.all_chunks() if c.source}
+        name, size = index.name, len(index)
+    finally:
+        index.close()
+    sources = {doc.parent if _accession_folder(doc.parent) else doc for doc in map(Path, docs)}
+    return {"generation": name, "chunks": size, "sources": sorted(sources)}
+
+
+def _accession_folder(folder: Path) -> bool:
+    """A sec-edgar-downloader accession folder (ingest reads it as one unit)."""
+    return any((folder / m).exists() for m in ACCESSION_MARKERS) or any(
+        folder.glob("full-submission*.txt"))
+
+
+def _await_ready(ready, procs) -> None:
+    waiting = set(range(len(procs)))
+    give_up = time.time() + READY_TIMEOUT_S
+    while waiting:
+        try:
+            client, error = ready.get(timeout=1.0)
+        except queue.Empty:
+            _check_alive(procs, waiting, give_up, "before it was ready")
+            continue
+        if error:
+            raise RuntimeError(f"stress client {client} could not start: {error}")
+        waiting.discard(client)
+
+
+def _collect(out, procs, give_up: float) -> list[Answer]:
+    answers, waiting = [], set(range(len(procs)))
+    while waiting:
+        try:
+            client, rows = out.get(timeout=1.0)
+        except queue.Empty:
+            _check_alive(procs, waiting, give_up, "without reporting its answers")
+            continue
+        waiting.discard(client)
+        answers += [Answer(*row) for row in rows]
+    return answers
+
+
+def _check_alive(procs, waiting: set[int], give_up: float, when: str) -> None:
+    for i in waiting:
+        if procs[i].exitcode is not None:
+            raise RuntimeError(f"stress client {i} exited (code {procs[i].exitcode}) {when}")
+    if time.time() > give_up:
+        raise RuntimeError(f"stress clients {sorted(waiting)} did not answer in time ({when})")
+
+
+# --- the re-ingest -------------------------------------------------------------------------
+
+
+def _reingest(settings, sources, t0, seconds, after, deadline) -> dict:
+    """Start the rebuild `after` seconds in, note the publish, keep clients running past it."""
+    deadline.value = float("inf")  # clients keep going until the rebuild is over
+    time.sleep(max(0.0, t0 + (min(5.0, seconds / 10) if after is None else after) - time.time()))
+    old = current_generation(settings.data_dir)
+    seen: dict[str, float] = {}
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch, args=(settings.data_dir, old, seen, stop), daemon=True)
+    watcher.start()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    cmd = [sys.executable, "-m", "ingest", "build", "--rebuild", *sources,
+           "--data-dir", str(settings.data_dir), "--json"]
+    started = time.time()
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
+    ended = time.time()
+    stop.set()
+    watcher.join()
+    deadline.value = max(t0 + seconds, ended + 2.0)  # always some queries after the publish
+    generation = _generation_of(proc.stdout)
+    return {"sources": len(sources), "exit_code": proc.returncode, "generation": generation,
+            "previous": old, "started_s": started - t0, "build_s": ended - started,
+            "published": seen.get(generation or "", None), "t0": t0,
+            "error": _last_line(proc.stderr) if proc.returncode not in (0, 2) else ""}
+
+
+def _watch(data_dir: Path, old: str | None, seen: dict, stop: threading.Event) -> None:
+    """Record the wall time at which CURRENT first names each new generation."""
+    while not stop.is_set():
+        name = current_generation(data_dir)
+        if name and name != old and name not in seen:
+            seen[name] = time.time()
+        time.sleep(POLL_S)
+    name = current_generation(data_dir)
+    if name and name != old:
+        seen.setdefault(name, time.time())
+
+
+def _generation_of(stdout: str) -> str | None:
+    try:
+        return json.loads(stdout).get("generation")
+    except (json.JSONDecodeError, AttributeError):
+        return None
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+# --- one client ----------------------------------------------------------------------------
+
+
+def _client(i, data_dir, embedder, queries, go, deadline, ready, out) -> None:
+    """A query loop in its own process: warm up, wait for the start, query until the deadline."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch is imported: 1 thread a client
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from finrag.search import HybridSearcher
+
+    try:
+        module, cls = embedder.split(":")
+        searcher = HybridSearcher(Settings.from_env(data_dir),
+                                  getattr(importlib.import_module(module), cls)())
+        searcher.search(queries[i % len(queries)].text, queries[i % len(queries)].filters)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent as one line
+        ready.put((i, f"{type(exc).__name__}: {exc}"))
+        return
+    ready.put((i, ""))
+    go.wait()
+    answers, n = [], i
+    while time.time() < deadline.value:
+        answers.append(_ask(searcher, i, n % len(queries), queries[n % len(queries)]))
+        n += 1
+    searcher.close()
+    out.put((i, [tuple(vars(a).values()) for a in answers]))
+
+
+def _ask(searcher, client: int, qi: int, query: Query) -> Answer:
+    start, t = time.time(), time.perf_counter()
+    try:
+        result = searcher.search(query.text, query.filters)
+    except Exception as exc:  # noqa: BLE001 - a failed query is a result of the run
+        return Answer(client, qi, start, (time.perf_counter() - t) * 1000, "", 0, "",
+                      f"{type(exc).__name__}: {exc}")
+    ms = (time.perf_counter() - t) * 1000
+    ids = "\n".join(h.chunk_id for h in result.fused)
+    return Answer(client, qi, start, ms, result.generation, len(result.fused),
+                  hashlib.sha1(ids.encode()).hexdigest()[:16])
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+def summarize(answers: list[Answer], queries: list[Query], wall: float, build: dict | None) -> dict:
+    errors = [a for a in answers if a.error]
+    good = [a for a in answers if not a.error]
+    answered = {a.query for a in good if a.hits}
+    empty = [a for a in good if not a.hits and a.query in answered]  # empty for a query with hits
+    ms = np.array([a.ms for a in good]) if good else np.zeros(1)
+    report = {
+        "queries": len(answers), "failed": len(errors) + len(empty),
+        "errors": dict(Counter(a.error for a in errors).most_common(5)), "empty": len(empty),
+        "seconds": round(wall, 1), "qps": round(len(answers) / wall, 1) if wall else 0.0,
+        **{f"p{p}_ms": round(float(np.percentile(ms, p)), 1) for p in (50, 95, 99)},
+        "max_ms": round(float(ms.max()), 1),
+        "generations": dict(sorted(Counter(a.generation for a in good).items())),
+        "inconsistent": _inconsistent(good), "distinct_queries": len(queries),
+        "filtered_queries": sum(not q.filters.is_empty() for q in queries),
+        "reingest": _switch(build, good) if build else None,
+    }
+    return report
+
+
+def _inconsistent(answers: list[Answer]) -> int:
+    """Answers whose fused list differs from the most common one for the same query and
+    generation (a search is deterministic, so any is a mix of two states)."""
+    groups: dict[tuple, Counter] = {}
+    for a in answers:
+        groups.setdefault((a.query, a.generation), Counter())[a.digest] += 1
+    return sum(sum(c.values()) - c.most_common(1)[0][1] for c in groups.values())
+
+
+def _switch(build: dict, answers: list[Answer]) -> dict:
+    """When the clients moved to the new generation, measured from the publish."""
+    out = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in build.items()
+           if k not in ("published", "t0")}
+    published = build["published"]
+    if published is None:
+        return {**out, "published_s": None}
+    new = build["generation"]
+    first: dict[int, Answer] = {}
+    for a in sorted(answers, key=lambda a: a.start):
+        if a.generation == new:
+            first.setdefault(a.client, a)
+    ends = [a.start + a.ms / 1000 - published for a in first.values()]
+    stale = [a for a in answers if a.start > published and a.generation != new]
+    out.update(
+        published_s=round(published - build["t0"], 2),
+        first_answer_ms=round(min(ends) * 1000, 1) if ends else None,
+        all_clients_ms=round(max(ends) * 1000, 1) if ends else None,
+        clients_switched=len(first),
+        swap_query_ms=round(max(a.ms for a in first.values()), 1) if first else None,
+        stale_after_publish=len(stale),
+    )
+    return out
+
+
+def print_report(r: dict) -> str:
+    lines = [
+        (f"stress: {r['clients']} clients x {r['seconds']} s on {r['data_dir']} ({r['index']}, "
+         f"{r['chunks']:,} chunks); {r['distinct_queries']} queries cycling, "
+         f"{r['filtered_queries']} with filters"),
+        (f"queries {r['queries']:,} ({r['qps']}/s), failed {r['failed']} "
+         f"({sum(r['errors'].values())} errors, {r['empty']} empty), "
+         f"{r['inconsistent']} inconsistent answers"),
+        f"latency ms: p50 {r['p50_ms']}  p95 {r['p95_ms']}  p99 {r['p99_ms']}  max {r['max_ms']}",
+        "generations: " + ", ".join(f"{g} {n:,}" for g, n in r["generations"].items()),
+    ]
+    lines += [f"  error x{n}: {e}" for e, n in r["errors"].items()]
+    b = r["reingest"]
+    if b:
+        head = (f"re-ingest: rebuild of {b['sources']} sources started at {b['started_s']} s, "
+                f"took {b['build_s']} s, exit {b['exit_code']}")
+        if b["error"]:
+            head += f" ({b['error']})"
+        lines.append(head)
+        if b.get("first_answer_ms") is not None:
+            lines.append(
+                f"  {b['generation']} published; first answer from it {b['first_answer_ms']} ms "
+                f"later, {b['clients_switched']}/{r['clients']} clients within "
+                f"{b['all_clients_ms']} ms (slowest swap query {b['swap_query_ms']} ms); "
+                f"{b['stale_after_publish']} queries started after the publish answered by an "
+                "older generation")
+        else:
+            lines.append("  no new generation was answered from")
+    return "\n".join(lines)
