@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,23 @@ def text_signature(text: str) -> str:
     return hashlib.sha1(" ".join(text.lower().split()).encode()).hexdigest()
 
 
+CRASH_ENV = "FINRAG_CRASH_AT"
+_crash_hits: dict[str, int] = {}
+
+
+def crash_point(point: str) -> None:
+    """Fault injection for the kill-point tests: with FINRAG_CRASH_AT=<point>:<n> set, the n-th
+    time the write path reaches `point` the process SIGKILLs itself (no cleanup, no flush, as
+    `kill -9` leaves it). Points: read, embed, chunks, bm25, vectors, flush, manifest, renamed,
+    publish, published, gc. Unset (always, outside those tests) it costs one environment lookup."""
+    spec = os.environ.get(CRASH_ENV)
+    if not spec or spec.partition(":")[0] != point:
+        return
+    _crash_hits[point] = _crash_hits.get(point, 0) + 1
+    if _crash_hits[point] == int(spec.partition(":")[2] or 1):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def current_generation(data_dir: Path) -> str | None:
     try:
         name = (data_dir / CURRENT).read_text().strip()
@@ -77,6 +95,7 @@ def write_generation(
     _write_chunks(tmp / "chunks.sqlite", chunks)
     bm25 = BM25Index.build([tokenize(bm25_text(c)) for c in chunks])
     bm25.save(tmp / "bm25")
+    crash_point("bm25")
     backend = _write_vectors(settings, tmp, name, chunks, vectors)
     manifest = {
         "format": FORMAT_VERSION,
@@ -89,9 +108,12 @@ def write_generation(
         "chunks": len(chunks),
     }
     _write_json(tmp / "manifest.json", manifest)
+    _fsync_tree(tmp)  # every file on disk before the name that makes it a generation
+    crash_point("manifest")
     final = root / name
     os.replace(tmp, final)
     _fsync_dir(root)
+    crash_point("renamed")
     return final
 
 
@@ -102,6 +124,7 @@ def publish(data_dir: Path, name: str) -> None:
         fh.write(name + "\n")
         fh.flush()
         os.fsync(fh.fileno())
+    crash_point("publish")
     os.replace(tmp, data_dir / CURRENT)
     _fsync_dir(data_dir)
 
@@ -121,6 +144,7 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
             for i, c in enumerate(chunks)
         ),
     )
+    crash_point("chunks")  # rows written, not committed
     con.commit()
     con.close()
 
@@ -143,7 +167,9 @@ def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
     for start in range(0, len(ids), 1024):
         end = start + 1024
         store.upsert(ids[start:end], vectors[start:end], payloads[start:end])
+        crash_point("vectors")
     store.finish()
+    crash_point("flush")
     store.close()
     return kind
 
@@ -185,6 +211,16 @@ def _write_json(path: Path, data: dict) -> None:
         json.dump(data, fh, indent=2, sort_keys=True)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _fsync_tree(root: Path) -> None:
+    for path in sorted(root.rglob("*"), reverse=True):  # files before the folders naming them
+        if path.is_file():
+            with open(path, "rb") as fh:
+                os.fsync(fh.fileno())
+        else:
+            _fsync_dir(path)
+    _fsync_dir(root)
 
 
 def _fsync_dir(path: Path) -> None:

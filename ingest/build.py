@@ -21,7 +21,14 @@ import numpy as np
 
 from finrag.cache import EmbeddingCache
 from finrag.config import Settings
-from finrag.index import GENERATIONS, Index, current_generation, publish, write_generation
+from finrag.index import (
+    GENERATIONS,
+    Index,
+    crash_point,
+    current_generation,
+    publish,
+    write_generation,
+)
 from finrag.models import Chunk
 from ingest.chunk import chunk_filing
 from ingest.read import ReadError, locate, read_filing
@@ -100,7 +107,7 @@ def build(
         raise BuildError(f"no filings found under {', '.join(map(str, paths))}")
     _ensure_writable(settings.data_dir)
     with _build_lock(settings.data_dir):
-        _remove_leftovers(settings.data_dir)
+        _remove_leftovers(settings)
         old = [] if rebuild else _published_chunks(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
         cache = ReadCache(settings.data_dir / "reads.sqlite")
@@ -129,6 +136,7 @@ def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cach
         own = (per_unit or {}).get(unit.resolve(), {})
         read.append(_read_one(unit, counter, own.get("ticker", ticker),
                               own.get("fiscal_year", fiscal_year), cache))
+        crash_point("read")
     return read
 
 
@@ -195,10 +203,16 @@ def _embed(settings, embedder, chunks, progress) -> int:
         todo = cache.missing([c.text for c in chunks])
         if progress:
             progress.embedding(len(todo), len(chunks))
-        cache.fill(todo, embedder.encode, on_batch=progress.embedded if progress else None)
+        cache.fill(todo, embedder.encode, on_batch=lambda n: _embedded(progress, n))
     finally:
         cache.close()
     return len(todo)
+
+
+def _embedded(progress, n: int) -> None:
+    if progress:
+        progress.embedded(n)
+    crash_point("embed")  # after the batch is committed to the cache
 
 
 def _write(settings, embedder, chunks) -> str:
@@ -210,6 +224,7 @@ def _write(settings, embedder, chunks) -> str:
     name = _next_name(settings.data_dir)
     write_generation(settings, name, chunks, vectors, embedder.name)
     publish(settings.data_dir, name)
+    crash_point("published")
     return name
 
 
@@ -225,14 +240,25 @@ def _published_chunks(settings: Settings) -> list[Chunk]:
 
 def _next_name(data_dir: Path) -> str:
     root = data_dir / GENERATIONS
-    numbers = [int(p.name[4:]) for p in root.glob("gen-*") if p.name[4:].isdigit()]
-    return f"gen-{max(numbers, default=0) + 1:06d}"
+    return f"gen-{max((_number(p.name) for p in root.glob('gen-*')), default=0) + 1:06d}"
 
 
-def _remove_leftovers(data_dir: Path) -> None:
-    """Temporary generations of a build that died never become visible; delete them."""
+def _remove_leftovers(settings: Settings) -> None:
+    """What a build that died leaves never became visible; delete it: temporary generations,
+    and finished ones it did not live to publish (numbered after the published one). Left in
+    place, the next garbage collection would keep such an orphan as "the one before" and delete
+    the generation readers were actually serving."""
+    data_dir = settings.data_dir
     for tmp in (data_dir / GENERATIONS).glob(".tmp-*"):
         shutil.rmtree(tmp, ignore_errors=True)
+    current = _number(current_generation(data_dir) or "gen-000000")
+    for gen in (data_dir / GENERATIONS).glob("gen-*"):
+        if _number(gen.name) > current:
+            _drop_generation(settings, gen)
+
+
+def _number(name: str) -> int:
+    return int(name[4:]) if name[4:].isdigit() else -1
 
 
 def _collect_garbage(settings: Settings) -> None:
@@ -241,6 +267,7 @@ def _collect_garbage(settings: Settings) -> None:
     gens = sorted(p for p in root.glob("gen-*") if p.name != current)
     for old in gens[: max(0, len(gens) - (KEEP_GENERATIONS - 1))]:
         _drop_generation(settings, old)
+        crash_point("gc")
 
 
 def _drop_generation(settings: Settings, path: Path) -> None:
