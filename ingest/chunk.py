@@ -119,7 +119,10 @@ def _section_pieces(section: Section, count: Counter) -> Iterator[tuple]:
 
 
 def _narrative(blocks: list[Block], count: Counter) -> Iterator[tuple]:
-    units = [(u, b.page) for b in blocks for u in _fitting_units(b.text.strip(), count)]
+    texts = [b.text.strip() for b in blocks]
+    sizes = count(texts) if texts else []  # one batch: most paragraphs fit as they are
+    units = [(u, b.page) for b, text, size in zip(blocks, texts, sizes)
+             for u in _fitting_units(text, count, size)]
     if not units:
         return
     sizes = count([u for u, _ in units])
@@ -137,11 +140,12 @@ def _narrative(blocks: list[Block], count: Counter) -> Iterator[tuple]:
         yield ("narrative", "\n".join(current), None, page)
 
 
-def _fitting_units(text: str, count: Counter) -> list[str]:
-    """Split a paragraph into pieces that each fit the budget: sentences, then words."""
+def _fitting_units(text: str, count: Counter, size: int) -> list[str]:
+    """Split a paragraph (of `size` word pieces) into pieces that each fit the budget:
+    sentences, then words."""
     if not text:
         return []
-    if count([text])[0] <= BUDGET:
+    if size <= BUDGET:
         return [text]
     pieces: list[str] = []
     for sentence in _SENTENCE_END.split(text):

@@ -29,6 +29,7 @@ MICROSOFT_2023_10K (115 pages) ~16 s.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -51,7 +52,17 @@ _MONTHS = {m: i + 1 for i, m in enumerate(
 
 
 class ReadError(ValueError):
-    """A filing that cannot be read; the message is one line naming the file and the problem."""
+    """A filing that cannot be read; the message is one line naming the file and the problem.
+
+    Whitespace in the message (a parser's multi-line error quoted in it) collapses to single
+    spaces, so a report line stays one line. `internal` is True when `read_filing`'s safety net
+    made this error out of an unexpected exception: a reader bug, which the fuzzer counts.
+    """
+
+    internal = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,8 +127,10 @@ def read_filing(unit: Path, *, ticker: str | None = None, fiscal_year: int | Non
     except ReadError:
         raise
     except Exception as exc:  # a parser choking on hostile input must not escape as itself
-        raise ReadError(f"{_label(unit)}: could not be read ({type(exc).__name__}: "
-                        f"{str(exc)[:120]}); the file may be damaged") from exc
+        error = ReadError(f"{_label(unit)}: could not be read ({type(exc).__name__}: "
+                          f"{str(exc)[:120]}); the file may be damaged")
+        error.internal = True
+        raise error from exc
 
 
 def _read_unit(unit: Path, ticker: str | None, fiscal_year: int | None) -> Filing:
@@ -251,14 +264,14 @@ def _label(path: Path) -> str:
 
 
 def _read_document(path: Path) -> _Doc:
-    raw = path.read_bytes()
+    raw = _wide_to_utf8(path.read_bytes())
     if not raw.strip():
         raise ReadError(f"{_label(path)}: empty file")
     if raw.lstrip()[:5] == b"%PDF-" or path.suffix.lower() == ".pdf":
         return _read_pdf(path, raw)
     if _is_binary(raw):
         raise ReadError(f"{_label(path)}: binary data, not HTML, text or PDF; skipped")
-    text = _decode(raw)
+    text = _CONTROLS.sub("", _decode(raw))  # stray NULs etc.: lxml refuses them
     head = text[:4000]
     if re.search(r"<SEC-(DOCUMENT|HEADER)>|^\s*ACCESSION NUMBER:", head, re.M):
         return _read_submission(path, text)
@@ -269,10 +282,14 @@ def _read_document(path: Path) -> _Doc:
     return _read_plain(path, text)
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")  # C0 controls but tab, newlines, form feed
+
+
 def _is_binary(raw: bytes) -> bool:
-    """NUL bytes or mostly control characters in the first 4 KB."""
+    """More than 1% NUL bytes, or 5% control characters, in the first 4 KB (a stray NUL in a
+    damaged filing is dropped, not a reason to refuse the filing)."""
     sample = raw[:4096]
-    if b"\x00" in sample:
+    if sample.count(0) * 100 > len(sample):
         return True
     controls = sum(b < 32 and b not in (9, 10, 12, 13) for b in sample)
     return controls > len(sample) * 0.05
@@ -280,9 +297,27 @@ def _is_binary(raw: bytes) -> bool:
 
 def _decode(raw: bytes) -> str:
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
+        text = raw.decode("cp1252", errors="replace")
+    return text.removeprefix("\ufeff").removeprefix("\xef\xbb\xbf")  # UTF-8 byte-order mark
+
+
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+              (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _wide_to_utf8(raw: bytes) -> bytes:
+    """UTF-16/32 text (saved by some editors and converters) as UTF-8: with a byte-order mark,
+    or UTF-16 without one when every other byte of the start is NUL. Other bytes unchanged."""
+    encoding = next((enc for bom, enc in _WIDE_BOMS if raw.startswith(bom)), None)
+    sample = raw[:4096]
+    if encoding is None and len(sample) >= 64 and sample.count(0) * 2 >= len(sample) * 0.9:
+        odd_nuls = sample[1::2].count(0)
+        encoding = "utf-16-le" if odd_nuls > sample[::2].count(0) else "utf-16-be"
+    if encoding is None:
+        return raw
+    return raw.decode(encoding, errors="replace").encode("utf-8")
 
 
 def _looks_html(head: str) -> bool:
@@ -320,7 +355,7 @@ def _read_body(path: Path, body: str) -> _Doc:
 # SGML header and documents
 
 
-_HEADER_LINE = re.compile(r"^([A-Z][A-Z0-9 &/\-.]*?):[ \t]*(.*?)\s*$")
+_HEADER_LINE = re.compile(r"^([A-Z][A-Z0-9 &/\-.]*?):[ \t]*(.*)$")  # on stripped lines
 
 
 def parse_sgml_header(text: str) -> dict:
@@ -550,6 +585,11 @@ def _parse_html(path: Path, text: str):
         root = lxml.html.document_fromstring(text, parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise ReadError(f"{_label(path)}: not parseable as HTML ({exc}); skipped") from exc
+    limit = next((e for e in parser.error_log if e.type_name == "ERR_RESOURCE_LIMIT"), None)
+    if limit is not None:  # libxml2 stops there and silently drops the rest of the document
+        raise ReadError(f"{_label(path)}: the HTML is beyond what the parser takes "
+                        f"({limit.message.strip()[:100]}): tags nested over 256 deep or a text "
+                        "run over 10 MB; the file is damaged or generated; skipped")
     return root
 
 

@@ -163,8 +163,7 @@ def _drop_toc(headings: list[_Heading]) -> list[_Heading]:
         while end < len(headings) and headings[end].gap < TOC_GAP_CHARS:
             end += 1
         run = headings[n:end + 1] if end < len(headings) else headings[n:end]
-        later = headings[end + 1:]
-        if len(run) >= TOC_MIN_RUN and _repeated_later(run, later):
+        if len(run) >= TOC_MIN_RUN and _repeated_later(run, later := headings[end + 1:]):
             again = {h.item for h in later}
             dropped.update(h.index for h in run if h.item in again)
         n = end + 1
@@ -179,17 +178,24 @@ def _repeated_later(run: list[_Heading], later: list[_Heading]) -> bool:
 
 def _keep_in_order(headings: list[_Heading]) -> list[_Heading]:
     """The longest run of headings whose items increase through the document; among equally
-    long ones, the one with most headings followed by real text, then the earliest."""
+    long ones, the one with most headings followed by real text, then the earliest.
+
+    Dynamic programming over headings; the best chain ending at each item is kept per item,
+    so a heading looks at ~23 items rather than every earlier heading (a hostile file with
+    100k "Item 7" lines stays linear)."""
     best: list[tuple[int, int, int]] = []  # (count, substantive, previous index)
+    top: dict[tuple[int, str], tuple[int, int, int]] = {}  # item -> (count, substantive, -index)
     for i, heading in enumerate(headings):
-        score = (1, int(heading.gap >= TOC_GAP_CHARS), -1)
-        for j in range(i):
-            if item_order(headings[j].item) < item_order(heading.item):
-                count, substantive, _ = best[j]
-                option = (count + 1, substantive + int(heading.gap >= TOC_GAP_CHARS), j)
-                if option[:2] > score[:2]:
-                    score = option
+        order = item_order(heading.item)
+        substantive = int(heading.gap >= TOC_GAP_CHARS)
+        before = [top[key] for key in top if key < order]
+        if before:  # the longest, most substantive earlier chain; the earliest among equals
+            count, subs, minus_j = max(before)
+            score = (count + 1, subs + substantive, -minus_j)
+        else:
+            score = (1, substantive, -1)
         best.append(score)
+        top[order] = max(top.get(order, score[:2] + (-i,)), score[:2] + (-i,))
     if not best:
         return []
     i = max(range(len(best)), key=lambda n: (best[n][:2], -n))
