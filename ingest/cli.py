@@ -1,4 +1,4 @@
-"""`python -m ingest download|build|status`: thin argparse surface over the ingest job."""
+"""`python -m ingest download|build|status|fuzz`: thin argparse surface over the ingest job."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m ingest", description="Index 10-K filings.")
-    sub = p.add_subparsers(required=True, metavar="{download,build,status}")
+    sub = p.add_subparsers(required=True, metavar="{download,build,status,fuzz}")
 
     d = sub.add_parser("download", help="fetch 10-Ks from SEC EDGAR")
     d.add_argument("--tickers", required=True, help="comma-separated, e.g. AAPL,MSFT")
@@ -52,6 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--data-dir", type=Path)
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=_status)
+
+    f = sub.add_parser("fuzz", help="read damaged copies of real filings; exit 1 on any bug")
+    f.add_argument("--cases", type=int, default=1000, help="how many cases (default 1000)")
+    f.add_argument("--seed", type=int, default=0, help="run seed; case n depends on it and n only")
+    f.add_argument("--json", action="store_true", help="print a JSON report")
+    f.add_argument("--keep", type=Path, help="leave every case's files in this folder")
+    f.set_defaults(run=_fuzz)
     return p
 
 
@@ -110,6 +117,47 @@ def _print_report(report) -> None:
     state = f"published {report.generation}" if report.published else "index unchanged"
     print(f"{t['filings']} filings, {t['chunks']} chunks, {t['new_chunks']} new, "
           f"{t['failed']} failed; embedded {report.embedded}; {state} in {report.seconds:.1f}s")
+
+
+def _fuzz(args) -> int:
+    import logging
+
+    from ingest.fuzz import fuzz
+
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # damaged PDFs make it chatty
+    shown = sys.stderr.isatty() and not args.json
+    report = fuzz(args.cases, args.seed, keep=args.keep,
+                  progress=_fuzz_progress(args.cases) if shown else None)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        _print_fuzz(report)
+    return EXIT_FATAL if report.totals()["bugs"] else EXIT_OK
+
+
+def _fuzz_progress(total: int):
+    def show(outcome) -> None:
+        print(f"\rcase {outcome.case + 1}/{total}", end="", file=sys.stderr, flush=True)
+        if outcome.case + 1 == total:
+            print(file=sys.stderr)
+    return show
+
+
+def _print_fuzz(report) -> None:
+    from ingest.fuzz import BUGS
+
+    for o in report.outcomes:
+        if o.status not in ("ok", "clean"):
+            print(f"BUG {o.status}: case {o.case} {o.mutation} of {o.seed} ({o.detail}): "
+                  f"{o.message}", file=sys.stderr)
+    print(f"{'mutation':16} {'cases':>5} {'ok':>5} {'clean':>5} {'bugs':>5}")
+    for name, row in report.by_mutation().items():
+        print(f"{name:16} {row['cases']:5} {row['ok']:5} {row['clean']:5} {row['bugs']:5}")
+    t = report.totals()
+    bugs = ", ".join(f"{t[kind]} {kind.replace('_', ' ')}" for kind in BUGS)
+    print(f"{t['cases']} cases (seed {report.seed}): {t['ok']} ok, {t['clean_failures']} clean "
+          f"failures, {t['bugs']} bugs ({bugs}); {report.seconds:.0f} s, "
+          f"peak RSS {report.peak_rss_mb} MB")
 
 
 def _status(args) -> int:
