@@ -110,7 +110,8 @@ class HybridSearcher:
 
     def _dense(self, index, text, filters, k_each, timings) -> list[tuple[str, float]]:
         t0 = time.perf_counter()
-        vector = self.embedder.encode([text])[0]
+        encode_query = getattr(self.embedder, "encode_query", None)  # cached, fast path
+        vector = encode_query(text) if encode_query else self.embedder.encode([text])[0]
         t1 = time.perf_counter()
         hits = index.vectors.search(vector, filters, k_each)
         timings["embed"] = (t1 - t0) * 1000
