@@ -168,7 +168,7 @@ def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
         end = start + 1024
         store.upsert(ids[start:end], vectors[start:end], payloads[start:end])
         crash_point("vectors")
-    store.finish()
+    kind.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
     crash_point("flush")
     store.close()
     return kind

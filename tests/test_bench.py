@@ -19,3 +19,43 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
         for phases in stack.values():
             assert set(phases) == PHASES
             assert all(0 < phases[p]["p50"] <= phases[p]["p95"] for p in PHASES)
+
+
+# At bench sizes the edge shard has an HNSW graph (tests/store's 400 points stay below the
+# indexing threshold): filtered queries must still equal brute force there, and unfiltered ones
+# (approximate by design) must find nearly all of the true top-k.
+N_HNSW, DIM = 8000, 384
+
+
+def test_optimized_edge_shard_filtered_queries_stay_exact(tmp_path):
+    import numpy as np
+
+    from finrag.models import Filters
+    from finrag.store.edge import EdgeStore
+
+    rng = np.random.default_rng(7)
+    centres = rng.normal(size=(40, DIM))
+    vectors = (centres[rng.integers(0, 40, N_HNSW)] + 0.5 * rng.normal(size=(N_HNSW, DIM)))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    ids = [f"{i:032x}" for i in range(N_HNSW)]
+    payloads = [{"ticker": ["AAPL", "MSFT", "NVDA"][i % 3], "fiscal_year": 2015 + i % 10,
+                 "chunk_type": "table" if i % 5 == 0 else "narrative"} for i in range(N_HNSW)]
+    store = EdgeStore.create(tmp_path / "vectors", DIM)
+    store.upsert(ids, vectors, payloads)
+    built = store.finish()
+    assert built["indexed_vectors"] == N_HNSW  # the graph exists: this is the HNSW regime
+    queries = vectors[rng.integers(0, N_HNSW, 10)] + 0.05 * rng.normal(size=(10, DIM))
+    recalls = []
+    for filters in (Filters(tickers=["AAPL"]), Filters(tickers=["MSFT"], fiscal_years=[2016]),
+                    Filters(chunk_types=["narrative"]), Filters()):
+        keep = np.array([filters.matches(p) for p in payloads])
+        for q in queries.astype(np.float32):
+            got = store.search(q, filters, 20)
+            scores = np.where(keep, vectors @ q, -np.inf)
+            want = [ids[i] for i in np.argsort(-scores, kind="stable")[:20]]
+            if filters.is_empty():
+                recalls.append(len(set(want) & {g for g, _ in got}) / 20)
+            else:
+                assert [g for g, _ in got] == want
+    assert np.mean(recalls) >= 0.95, recalls
+    store.close()
