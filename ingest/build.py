@@ -9,11 +9,15 @@ re-run re-embeds nothing.
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import json
+import os
 import shutil
+import sqlite3
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +40,9 @@ from ingest.readcache import ReadCache
 from ingest.sections import split_sections
 
 KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
+# Disk a generation takes per chunk when there is none to measure (2,187 sample chunks: 9.2 MB
+# on disk, ~4.2 KB each), what the embedding cache adds per text, and room left to spare.
+BYTES_PER_CHUNK, CACHE_BYTES_PER_TEXT, SPARE_BYTES = 6_000, 2_000, 4 << 20
 
 
 @dataclass
@@ -106,7 +113,7 @@ def build(
     if not units:
         raise BuildError(f"no filings found under {', '.join(map(str, paths))}")
     _ensure_writable(settings.data_dir)
-    with _build_lock(settings.data_dir):
+    with _build_lock(settings.data_dir), _storage_faults(settings):
         _remove_leftovers(settings)
         old = [] if rebuild else _published_chunks(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
@@ -121,6 +128,7 @@ def build(
         changed = rebuild or {c.chunk_id for c in merged} != {c.chunk_id for c in old}
         embedded, name = 0, current_generation(settings.data_dir)
         if changed:
+            _check_space(settings, len(merged))
             embedded = _embed(settings, embedder, merged, progress)
             name = _write(settings, embedder, merged)
         _collect_garbage(settings)
@@ -282,6 +290,32 @@ def _drop_generation(settings: Settings, path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _check_space(settings: Settings, chunks: int) -> None:
+    """Refuse a build the disk cannot hold, before writing anything. Qdrant edge writes through
+    memory-mapped files: on a full disk the kernel kills the writer with SIGBUS instead of
+    returning an error (the published index survives that too, but nobody is told why)."""
+    need = int(chunks * (_bytes_per_chunk(settings) * 1.5 + CACHE_BYTES_PER_TEXT)) + SPARE_BYTES
+    st = os.statvfs(settings.data_dir)
+    free = st.f_bavail * st.f_frsize
+    if free < need:
+        raise BuildError(
+            f"not enough disk space in {settings.data_dir}: the new index needs about "
+            f"{need / 1e6:,.0f} MB, {free / 1e6:,.0f} MB free; the published index is unchanged; "
+            "free some space or choose another --data-dir")
+
+
+def _bytes_per_chunk(settings: Settings) -> float:
+    """Measured on the published generation (blocks in use, not sparse sizes) where there is one."""
+    name = current_generation(settings.data_dir)
+    path = settings.data_dir / GENERATIONS / (name or "-")
+    try:
+        chunks = json.loads((path / "manifest.json").read_text())["chunks"]
+        used = sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file())
+    except (OSError, ValueError, KeyError):
+        return BYTES_PER_CHUNK
+    return max(BYTES_PER_CHUNK / 2, used / chunks) if chunks else BYTES_PER_CHUNK
+
+
 def _ensure_writable(data_dir: Path) -> None:
     try:
         (data_dir / GENERATIONS).mkdir(parents=True, exist_ok=True)
@@ -289,8 +323,29 @@ def _ensure_writable(data_dir: Path) -> None:
         probe.write_text("ok")
         probe.unlink()
     except OSError as exc:
+        with suppress(OSError):  # a full disk leaves the probe created but empty
+            (data_dir / ".write-probe").unlink(missing_ok=True)
+        if exc.errno == errno.ENOSPC:
+            raise BuildError(f"no disk space left in {data_dir}; the published index is "
+                             "unchanged; free some space or choose another --data-dir") from exc
         raise BuildError(f"data dir {data_dir} is not writable ({exc.strerror}); "
                          "choose another with --data-dir or FINRAG_DATA_DIR") from exc
+
+
+@contextmanager
+def _storage_faults(settings: Settings):
+    """A full or failing disk mid-build: delete what this build wrote (so the space comes back),
+    keep the published index, and say so in one line. sqlite reports a full disk as its own
+    error ("database or disk is full"), not as an OSError."""
+    try:
+        yield
+    except (OSError, sqlite3.Error) as exc:
+        _remove_leftovers(settings)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        kept = current_generation(settings.data_dir)
+        state = f"the published index {kept} is unchanged" if kept else "no index was published"
+        raise BuildError(f"could not write the index in {settings.data_dir} ({reason}); {state}; "
+                         "free some space or choose another --data-dir") from exc
 
 
 @contextmanager
