@@ -76,13 +76,43 @@ def test_cache_evicts_the_least_recently_used():
 
 
 def test_cache_size_zero_always_encodes():
-    embedder = CountingEmbedder(query_cache_size=0)
+    embedder = CountingEmbedder()
+    embedder.encode_query("a")
+    embedder.query_cache_size = 0  # as the bench does for its uncached figures
     embedder.encode_query("a")
     embedder.encode_query("a")
-    assert embedder.calls == ["a", "a"]
+    assert embedder.calls == ["a", "a", "a"]
 
 
 @pytest.mark.parametrize("kwargs", [{"query_cache_size": -1}, {"query_threads": 0}])
 def test_bad_settings_are_refused_with_the_value(kwargs):
     with pytest.raises(ValueError, match=str(next(iter(kwargs.values())))):
         Embedder(**kwargs)
+
+
+class WordIds:
+    """A stand-in tokenizer: one id per word."""
+
+    def encode(self, text):
+        class Encoding:
+            ids = [len(w) for w in text.split()]
+        return Encoding()
+
+
+def test_a_trace_that_would_change_vectors_is_not_used():
+    import torch
+
+    from finrag.embed import _frozen
+
+    class LengthDependent(torch.nn.Module):  # a trace bakes in the branch of its example input
+        def forward(self, ids):
+            return ids.float().mean() if ids.shape[1] > 10 else ids.float().sum()
+
+    module = LengthDependent()
+    assert _frozen(module, WordIds()) is module
+
+
+@pytest.mark.slow
+def test_query_path_is_traced(real_embedder):
+    real_embedder.encode_query("warm up")
+    assert type(real_embedder._query_forward).__name__ == "RecursiveScriptModule"
