@@ -19,6 +19,11 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
         for phases in stack.values():
             assert set(phases) == PHASES
             assert all(0 < phases[p]["p50"] <= phases[p]["p95"] for p in PHASES)
+    assert set(report["query_ms_cached"]) == {"ticker_year"}
+    cached = report["query_ms_cached"]["ticker_year"]
+    assert cached["embed"]["p50"] < report["query_ms"]["ticker_year"]["embed"]["p50"]
+    assert report["embed_paths"]["speedup_p50"] > 0 and len(report["load"]) == 2
+    assert report["optimize_s"] >= 0 and report["indexed_vectors"] >= 0
 
 
 # At bench sizes the edge shard has an HNSW graph (tests/store's 400 points stay below the
