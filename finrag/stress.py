@@ -65,17 +65,18 @@ def default_queries() -> list[Query]:
     from finrag.canary import DEFAULT_FILE, load_canaries
 
     canaries = load_canaries(DEFAULT_FILE)
-    filtered = [Query(c.query, c.filters()) for c in canaries]
-    return filtered + [Query(c.query, Filters()) for c in canaries]
+    both = [Query(c.query, c.filters()) for c in canaries] + [
+        Query(c.query, Filters()) for c in canaries]
+    return list({(q.text, q.filters.model_dump_json()): q for q in both}.values())
 
 
 def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
                reingest: bool = False, *, queries: list[Query] | None = None,
-               embedder: str = REAL_EMBEDDER, rebuild_paths: list[Path] | None = None,
+               embedder: str | None = None, rebuild_paths: list[Path] | None = None,
                reingest_after: float | None = None, keep_answers: bool = False) -> dict:
     """Run the load and return the report (see `print_report` for what it holds).
 
-    `embedder` is "module:Class", built in each client; `rebuild_paths` replaces the index's own
+    `embedder` is "module:Class", built in each client (default REAL_EMBEDDER); `rebuild_paths` replaces the index's own
     sources for the re-ingest; `keep_answers` adds every answer to the report (for tests)."""
     if clients < 1 or seconds <= 0:
         raise ValueError(f"--clients {clients} / --seconds {seconds}: both must be positive")
@@ -92,8 +93,8 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
     ctx = mp.get_context("spawn")
     ready, out, go, deadline = ctx.Queue(), ctx.Queue(), ctx.Event(), ctx.Value("d", 0.0)
     procs = [ctx.Process(target=_client, daemon=True,
-                         args=(i, str(settings.data_dir), embedder, queries, go, deadline,
-                               ready, out)) for i in range(clients)]
+                         args=(i, str(settings.data_dir), embedder or REAL_EMBEDDER, queries,
+                               go, deadline, ready, out)) for i in range(clients)]
     for p in procs:
         p.start()
     try:
@@ -235,8 +236,10 @@ def _client(i, data_dir, embedder, queries, go, deadline, ready, out) -> None:
 
     try:
         module, cls = embedder.split(":")
-        searcher = HybridSearcher(Settings.from_env(data_dir),
-                                  getattr(importlib.import_module(module), cls)())
+        model = getattr(importlib.import_module(module), cls)()
+        if hasattr(model, "query_cache_size"):  # a cycle of 18 questions would all be cached:
+            model.query_cache_size = 0  # every query pays for its embedding, as a new one does
+        searcher = HybridSearcher(Settings.from_env(data_dir), model)
         searcher.search(queries[i % len(queries)].text, queries[i % len(queries)].filters)
     except Exception as exc:  # noqa: BLE001 - reported to the parent as one line
         ready.put((i, f"{type(exc).__name__}: {exc}"))
@@ -270,8 +273,9 @@ def _ask(searcher, client: int, qi: int, query: Query) -> Answer:
 def summarize(answers: list[Answer], queries: list[Query], wall: float, build: dict | None) -> dict:
     errors = [a for a in answers if a.error]
     good = [a for a in answers if not a.error]
-    answered = {a.query for a in good if a.hits}
-    empty = [a for a in good if not a.hits and a.query in answered]  # empty for a query with hits
+    answered = {(a.query, a.generation) for a in good if a.hits}
+    # empty where the same generation answered the same query with hits: a half-seen index
+    empty = [a for a in good if not a.hits and (a.query, a.generation) in answered]
     ms = np.array([a.ms for a in good]) if good else np.zeros(1)
     report = {
         "queries": len(answers), "failed": len(errors) + len(empty),

@@ -9,6 +9,7 @@ Builds use the fake embedder and a word counter, so a killed run takes about a s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -20,8 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, FakeEmbedder, word_count
+
 from finrag.config import Settings
 from finrag.index import CRASH_ENV, GENERATIONS, Index, current_generation
 from ingest.build import KEEP_GENERATIONS, build
@@ -49,31 +50,63 @@ KILL_POINTS = [
 AFTER_PUBLISH = {"published", "gc"}
 RANDOM_KILLS = 3
 
-_DRIVER = """
-import sys
+_FORK_SERVER = """
+import json, os, sys
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 from pathlib import Path
 from conftest import FakeEmbedder, word_count
 from finrag.config import Settings
 from ingest.build import build
 
-print("building", flush=True)  # imports done: the kill tests time their kill from here
-build([Path(p) for p in sys.argv[4:]], Settings(data_dir=Path(sys.argv[3]), qdrant_url=None),
-      FakeEmbedder(), word_count)
+for line in sys.stdin:  # one build a line, each in a forked child: imports are paid once
+    job = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        if job["crash"]:
+            os.environ["FINRAG_CRASH_AT"] = job["crash"]
+        build([Path(p) for p in job["paths"]], Settings(data_dir=Path(job["data"]),
+              qdrant_url=None), FakeEmbedder(), word_count)
+        os._exit(0)
+    print(json.dumps({"pid": pid}), flush=True)
+    status = os.waitpid(pid, 0)[1]
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    print(json.dumps({"code": code}), flush=True)
 """
+
+
+class _Builds:
+    """A process that runs builds in forked children (kill -9 lands on the child only)."""
+
+    def __init__(self) -> None:
+        env = {k: v for k, v in os.environ.items() if k != CRASH_ENV}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _FORK_SERVER, str(REPO), str(REPO / "tests")], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def start(self, data: Path, paths: list[Path], crash: str | None) -> int:
+        job = {"data": str(data), "paths": [str(p) for p in paths], "crash": crash}
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["pid"]
+
+    def wait(self) -> int:
+        """The child's exit code, negative for the signal that killed it."""
+        return json.loads(self.proc.stdout.readline())["code"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def builds():
+    server = _Builds()
+    yield server
+    server.close()
 
 
 def _build(data: Path, paths: list[Path]):
     return build(paths, Settings(data_dir=data, qdrant_url=None), FakeEmbedder(), word_count)
-
-
-def _driver(data: Path, paths: list[Path], crash: str | None) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != CRASH_ENV}
-    if crash:
-        env[CRASH_ENV] = crash
-    return subprocess.Popen([sys.executable, "-c", _DRIVER, str(REPO), str(REPO / "tests"),
-                             str(data), *map(str, paths)], env=env, stdout=subprocess.PIPE,
-                            text=True)
 
 
 def _state(data: Path) -> tuple[str, int, str]:
@@ -123,10 +156,10 @@ def _trial(tmp: Path, name: str, first: Path, second: Path, kill) -> dict:
     data = tmp / f"trial-{name}"
     shutil.copytree(tmp / "base", data)
     before = _state(data)
-    proc = kill(data, [first, second])
+    code = kill(data, [first, second])
     after_kill = _state(data)
     resumed = _build(data, [first, second])
-    return {"data": data, "before": before, "after_kill": after_kill, "code": proc.returncode,
+    return {"data": data, "before": before, "after_kill": after_kill, "code": code,
             "resumed": resumed}
 
 
@@ -145,13 +178,12 @@ def _check_final(world, trial: dict) -> None:
 
 
 @pytest.mark.parametrize("point,n", KILL_POINTS, ids=[f"{p}:{n}" for p, n in KILL_POINTS])
-def test_kill_at_a_named_point(world, point, n):
+def test_kill_at_a_named_point(world, builds, point, n):
     tmp, first, second = world
 
     def kill(data, paths):
-        proc = _driver(data, paths, f"{point}:{n}")
-        proc.communicate(timeout=120)
-        return proc
+        builds.start(data, paths, f"{point}:{n}")
+        return builds.wait()
 
     trial = _trial(tmp, f"{point}-{n}", first, second, kill)
     assert trial["code"] == -signal.SIGKILL, f"the build never reached {point}:{n}"
@@ -166,21 +198,20 @@ def test_kill_at_a_named_point(world, point, n):
     _check_final(world, trial)
 
 
-def test_kill_at_random_moments(world):
+def test_kill_at_random_moments(world, builds):
     """kill -9 from outside at seeded random delays: the index is always old or new, whole."""
     tmp, first, second = world
     rng = random.Random(6)
     outcomes = []
     for i in range(RANDOM_KILLS):
-        delay = rng.uniform(0.0, 1.5)  # an unhurried build of these two takes ~1-3 s
+        delay = rng.uniform(0.05, 0.9)  # an unhurried build of these two takes ~1-2 s
 
         def kill(data, paths, delay=delay):
-            proc = _driver(data, paths, None)
-            assert proc.stdout.readline().strip() == "building"
+            pid = builds.start(data, paths, None)
             time.sleep(delay)
-            proc.send_signal(signal.SIGKILL)
-            proc.communicate(timeout=120)
-            return proc
+            with contextlib.suppress(ProcessLookupError):  # it may have finished already
+                os.kill(pid, signal.SIGKILL)
+            return builds.wait()
 
         trial = _trial(tmp, f"random-{i}", first, second, kill)
         assert trial["after_kill"][1:] in (trial["before"][1:], _state(tmp / "reference")[1:])
