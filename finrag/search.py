@@ -20,6 +20,9 @@ from finrag.index import Index
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query
+from finrag.vocabulary import instruction_words
+
+_INSTRUCTIONS = instruction_words()
 
 MAX_QUERY_CHARS = 2000
 NO_MATCH = "No indexed chunk matches these filters."
@@ -156,9 +159,10 @@ class HybridSearcher:
 
 
 def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
-    """The query's own tokens (repeats count, as typed), then each expansion token not already
-    asked for, once: an expansion widens the query without outweighing what the user typed."""
-    own = tokenize(text)
+    """The query's own tokens (repeats count, as typed) less instruction words ("please",
+    "round", "decimal"), then each expansion token not already asked for, once: an expansion
+    widens the query without outweighing what the user typed."""
+    own = [t for t in tokenize(text) if t not in _INSTRUCTIONS] or tokenize(text)
     seen = set(own)
     extra = []
     for token in tokenize(" ".join(expansions)):

@@ -94,3 +94,26 @@ def expand(query: str) -> list[str]:
     """The statement wording for each analyst's term in `query` (in table order, each once)."""
     text = query.lower().replace("-", " ").replace("\u2019", "'")
     return [words for pattern, words in _COMPILED if pattern.search(text)]
+
+
+# Words that instruct rather than ask ("Please answer in USD millions, rounded to one decimal
+# place, based on the cash flow statement"). Analysts' questions are full of them and filings
+# almost never use them, so BM25 gave them high IDF and matched them in the wrong places.
+# They are dropped from the BM25 query only (dense reads the question as written); the index
+# and its tokenizer are unchanged.
+_INSTRUCTION_WORDS = """
+please help us answer answers answering question questions provide provided providing response
+respond give giving calculate calculated calculating calculation compute computed computing round
+rounded rounding decimal place places unit units percents using use utilize utilizing utilized
+based basing rely relying relied details detail information outlined shown stated state explain
+following define defined definition here primarily mainly clearly plainly only reasonable
+approximation approximate exact possible judgment judgments judgement conclusions drawing draw
+consider considering taking take account according referencing reference within want need
+like metric relevant useful meaningful not if then what how much many roughly kindly
+""".split()
+
+
+def instruction_words() -> frozenset[str]:
+    from finrag.tokens import tokenize
+
+    return frozenset(t for word in _INSTRUCTION_WORDS for t in tokenize(word))

@@ -30,3 +30,11 @@ def test_each_expansion_once_in_table_order():
 def test_bm25_expansion_adds_new_tokens_once_after_the_query():
     tokens = bm25_tokens("cost of sales cost", ["cost of sales cost of revenue"])
     assert tokens == ["cost", "sales", "cost", "revenue"]
+
+
+def test_instruction_words_leave_the_bm25_query_but_finance_words_stay():
+    tokens = bm25_tokens("Please round to one decimal place: what is the FY2018 capex "
+                         "based on the cash flow statement?", [])
+    assert tokens == ["one", "2018", "capex", "cash", "flow", "statement"]
+    # a query made only of such words is kept as typed rather than emptied
+    assert bm25_tokens("explain the calculation", []) == ["explain", "calculation"]
