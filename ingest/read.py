@@ -30,7 +30,9 @@ MICROSOFT_2023_10K (115 pages) ~16 s.
 from __future__ import annotations
 
 import codecs
+import logging
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -232,7 +234,8 @@ def _check_form(source: Path, meta: dict) -> None:
         raise ReadError(f"{_label(source)}: cannot tell that this is a 10-K (no form type in a "
                         "header, XBRL facts or cover page); skipped")
     if not TEN_K_FORMS.match(form):
-        raise ReadError(f"{_label(source)}: form {form} is not a 10-K; skipped")
+        shown = form if len(form) <= 20 else form[:20] + "..."  # a damaged form field
+        raise ReadError(f"{_label(source)}: form {shown} is not a 10-K; skipped")
     meta["form"] = form
 
 
@@ -266,11 +269,12 @@ def _label(path: Path) -> str:
 def _read_document(path: Path) -> _Doc:
     raw = _wide_to_utf8(path.read_bytes())
     if not raw.strip():
-        raise ReadError(f"{_label(path)}: empty file")
+        raise ReadError(f"{_label(path)}: empty file; skipped (re-download it)")
     if raw.lstrip()[:5] == b"%PDF-" or path.suffix.lower() == ".pdf":
         return _read_pdf(path, raw)
     if _is_binary(raw):
-        raise ReadError(f"{_label(path)}: binary data, not HTML, text or PDF; skipped")
+        raise ReadError(f"{_label(path)}: binary data, not HTML, text or PDF; skipped "
+                        "(unpack it first if it is compressed or an archive)")
     text = _CONTROLS.sub("", _decode(raw))  # stray NULs etc.: lxml refuses them
     head = text[:4000]
     if re.search(r"<SEC-(DOCUMENT|HEADER)>|^\s*ACCESSION NUMBER:", head, re.M):
@@ -296,11 +300,21 @@ def _is_binary(raw: bytes) -> bool:
 
 
 def _decode(raw: bytes) -> str:
+    """UTF-8, where bytes that are not UTF-8 (a cp1252 or latin-1 file, or one stray cp1252
+    quote in a UTF-8 file) decode one by one as cp1252; a byte-order mark is dropped."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        text = raw.decode("cp1252", errors="replace")
-    return text.removeprefix("\ufeff").removeprefix("\xef\xbb\xbf")  # UTF-8 byte-order mark
+        text = raw.decode("utf-8", errors=_CP1252_BYTES)
+    return text.removeprefix("\ufeff")
+
+
+def _cp1252_bytes(error: UnicodeDecodeError) -> tuple[str, int]:
+    return error.object[error.start:error.end].decode("cp1252", errors="replace"), error.end
+
+
+_CP1252_BYTES = "finrag-cp1252-bytes"
+codecs.register_error(_CP1252_BYTES, _cp1252_bytes)
 
 
 _WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
@@ -345,7 +359,8 @@ def _read_wrapped(path: Path, text: str) -> _Doc:
 
 def _read_body(path: Path, body: str) -> _Doc:
     if not body.strip():
-        raise ReadError(f"{_label(path)}: the 10-K document is missing or cut off; skipped")
+        raise ReadError(f"{_label(path)}: the 10-K document is missing or cut off; skipped "
+                        "(re-download the submission)")
     if _looks_html(body[:4000]):
         return _read_html(path, re.sub(r"^\s*<XBRL>|</XBRL>\s*$", "", body.strip(), flags=re.I))
     return _read_plain(path, body)
@@ -569,7 +584,8 @@ _FOOTER = re.compile(r"^.{2,90}(\||\s{2,})\s*\d{1,3}$")
 
 def _read_html(path: Path, text: str) -> _Doc:
     if not re.search(r"</(html|body)>", text[-4000:], re.I):
-        raise ReadError(f"{_label(path)}: the HTML is cut off (no closing </html>); skipped")
+        raise ReadError(f"{_label(path)}: the HTML is cut off (no closing </html>); skipped "
+                        "(re-download it)")
     root = _parse_html(path, text)
     dei = _dei_meta(root)
     blocks = html_to_blocks(root)
@@ -589,7 +605,7 @@ def _parse_html(path: Path, text: str):
     if limit is not None:  # libxml2 stops there and silently drops the rest of the document
         raise ReadError(f"{_label(path)}: the HTML is beyond what the parser takes "
                         f"({limit.message.strip()[:100]}): tags nested over 256 deep or a text "
-                        "run over 10 MB; the file is damaged or generated; skipped")
+                        "run over 10 MB; skipped (the file is damaged: re-download it)")
     return root
 
 
@@ -1005,15 +1021,27 @@ def _pdf_pages(path: Path, raw: bytes) -> list[str]:
     import io
 
     from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
 
     try:
-        reader = PdfReader(io.BytesIO(raw))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise ReadError(f"{_label(path)}: encrypted PDF needs a password; skipped")
-        return [page.extract_text() or "" for page in reader.pages]
+        with _quiet("pypdf"):  # a damaged PDF logs dozens of lines; the ReadError says it once
+            reader = PdfReader(io.BytesIO(raw))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise ReadError(f"{_label(path)}: encrypted PDF needs a password; skipped")
+            return [page.extract_text() or "" for page in reader.pages]
     except ReadError:
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+    except Exception as exc:  # only pypdf runs here: whatever it raises, the bytes are bad
         raise ReadError(f"{_label(path)}: unreadable PDF ({type(exc).__name__}: "
-                        f"{str(exc)[:100]}); skipped") from exc
+                        f"{str(exc)[:100]}); skipped (re-download it, or index the filing's "
+                        "HTML instead)") from exc
+
+
+@contextmanager
+def _quiet(logger_name: str):
+    logger = logging.getLogger(logger_name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

@@ -102,6 +102,25 @@ def test_a_stray_nul_byte_does_not_refuse_the_filing(tmp_path):
         read_filing(_write(tmp_path / "clean", html)).blocks
 
 
+def test_one_stray_cp1252_byte_leaves_the_utf8_text_alone(tmp_path):
+    """It used to turn the whole file into cp1252 mojibake ('JuneÂ 30'): no fiscal year."""
+    html = seed_bytes("html-1999").replace(b"&nbsp;", "\xa0".encode())
+    damaged = html + b"<!-- \x92 -->"
+    filing = read_filing(_write(tmp_path, damaged))
+    assert (filing.fiscal_year, filing.period_end) == (1999, "1999-06-30")
+    assert filing.blocks == read_filing(_write(tmp_path / "clean", html)).blocks
+
+
+def test_a_damaged_pdf_is_one_line_and_pypdf_stays_quiet(tmp_path, caplog):
+    pdf = seed_bytes("pdf-1999")
+    path = tmp_path / "MRX" / "10-K" / "x" / "filing.pdf"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(pdf[: len(pdf) // 2])
+    with pytest.raises(ReadError, match="filing.pdf: unreadable PDF .*re-download it"):
+        read_filing(path)
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]
+
+
 def test_header_parsing_is_linear_in_whitespace_runs():
     header = "ACCESSION NUMBER: 0000320193-24-000123\nCOMPANY CONFORMED NAME: A" \
              + " " * 200_000 + "B\n</SEC-HEADER>"
