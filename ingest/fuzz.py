@@ -64,7 +64,8 @@ SEEDS = (
          "MRX/10-K/0000950153-99-001234/primary-document.html", "html"),
     Seed("ixbrl-2024", "sec-edgar-filings/AAPL/10-K/0000320193-24-000123/primary-document.html.gz",
          "AAPL/10-K/0000320193-24-000123/primary-document.html", "html"),
-    Seed("sgml-2020", "sec-edgar-filings/TSLA/10-K/0001564590-20-004475/full-submission.minimal.txt",
+    Seed("sgml-2020",
+         "sec-edgar-filings/TSLA/10-K/0001564590-20-004475/full-submission.minimal.txt",
          "TSLA/10-K/0001564590-20-004475/full-submission.txt", "sgml"),
     Seed("text-1995", "sec-edgar-filings/AAPL/10-K/0000320193-95-000016/"
          "full-submission.tagstripped.txt.gz",
@@ -190,8 +191,8 @@ def _wrong_encoding(rng, data, seed):
 
 
 def _empty(rng, data, seed):
-    kind = rng.choice((b"", b" \n\t\r\n", b"\xef\xbb\xbf", b"\n" * 10_000, b"\x00", b"<html></html>",
-                       b"<html><body></body></html>", b"\xff\xfe"))
+    kind = rng.choice((b"", b" \n\t\r\n", b"\xef\xbb\xbf", b"\n" * 10_000, b"\x00",
+                       b"<html></html>", b"<html><body></body></html>", b"\xff\xfe"))
     return kind, f"content {kind[:20]!r}"
 
 
@@ -243,7 +244,8 @@ def _deep_nesting(rng, data, seed):
     start = data.find(b">", body) + 1 if body >= 0 else rng.randrange(len(data))
     at = rng.randrange(start, max(start + 1, len(data) - 10_000))
     at = data.rfind(b">", 0, at) + 1 or at
-    return data[:at] + nest + data[at:], f"{depth:,} x {unit.decode()}, {'closed' if closed else 'open'}"
+    state = "closed" if closed else "open"
+    return data[:at] + nest + data[at:], f"{depth:,} x {unit.decode()}, {state}"
 
 
 def _tag_names(unit: bytes) -> list[bytes]:
