@@ -36,7 +36,6 @@ def test_a_seeded_sample_has_no_bugs(sample):
     assert totals["cases"] == 60 == totals["ok"] + totals["clean_failures"]
     assert set(sample.by_mutation()) == set(MUTATIONS)  # every mutation came up
     assert totals["ok"] > 10 and totals["clean_failures"] > 10
-    assert sample.seconds < 60
 
 
 def test_every_clean_failure_is_one_line_naming_its_file(sample):
