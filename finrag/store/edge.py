@@ -7,9 +7,10 @@ reader processes (the app, `finrag search`) can open the same finished shard at 
 WAL the second open fails on its lock).
 
 `finish()` runs the shard's optimizers (`optimize()`), which build an HNSW graph for segments
-above the indexing threshold (~6,500 points of 384-d), so an unfiltered query walks a graph
-instead of scanning every vector. It holds the GIL while it runs (~7 s at 20k points, ~100 s at
-100k on these 2 cores), which is a build-time cost only. A query with a filter is always exact
+above the optimizer's indexing threshold (a 400-point shard stays below it, 8,000 points are
+indexed), so an unfiltered query walks a graph instead of scanning every vector. It holds the
+GIL while it runs (4.5 s at 10k points, ~180 s at 100k on these 2 cores with other work
+running), which is a build-time cost only. A query with a filter is always exact
 (`SearchParams(exact=True)`: a scan of the points that pass, found through the payload indexes),
 so filtered results equal brute force at any size; an unfiltered one is approximate (recall
 figures in the README's benchmark).
@@ -28,7 +29,7 @@ from finrag.store.base import filter_conditions, point_id, ranked
 
 BATCH = 1024
 # Qdrant's defaults, stated so the manifest records what built the graph. full_scan_threshold is
-# in KB of vectors: a segment smaller than that is scanned, not walked.
+# in KB of vectors: a search over fewer vectors than that is a scan, not a graph walk.
 HNSW = {"m": 16, "ef_construct": 100, "full_scan_threshold": 10_000}
 HNSW_EF = 128  # candidates an unfiltered query keeps while walking the graph (limit is 50)
 
