@@ -10,7 +10,7 @@ produced). A search query takes a shorter path to the same vector: the model's `
 tokenizer, one forward pass of the same weights under `torch.inference_mode`, mean pooling and
 normalization, i.e. what sentence-transformers does for this model minus its per-call overhead,
 on one torch thread (on 2 cores shared with other work, 2 threads mostly wait on each other),
-traced and frozen with TorchScript once (~1.5 s, when the model loads), which runs ~1.4x faster
+traced and frozen with TorchScript once (~1.5 s, when the model loads), which runs ~1.3x faster
 than eager mode. Its vectors equal `encode`'s within ~2e-7 (tested; the figures are in the
 README). Query vectors are kept in a small LRU cache keyed by the query text: the app re-runs
 the same question on every filter change.
@@ -162,7 +162,7 @@ class Embedder:
 
 def _frozen(module, tokenizer):
     """`module` traced and frozen by TorchScript, if the result gives the same vectors on two
-    inputs of other lengths than the one traced; else `module` itself (eager, ~1.4x slower)."""
+    inputs of other lengths than the one traced; else `module` itself (eager, ~1.3x slower)."""
     import warnings
 
     import torch
