@@ -5,7 +5,7 @@ Each client is a process with its own `HybridSearcher` and embedder (one torch t
 Qdrant edge's `query()` and the model's forward pass hold the GIL, so threads in one process
 would measure one core, and the app and `finrag search` are separate processes anyway. Clients
 load the model and open the index first, then start together and cycle a fixed list of queries
-(the canary questions, each with its filters and without) until the deadline.
+(the canary questions, each with its filters and without) until told to stop.
 
 With `reingest`, `python -m ingest build --rebuild <the index's own sources>` runs beside them;
 a thread notes when CURRENT names the new generation, and the report says when each client
@@ -15,12 +15,11 @@ generation, and whether two answers to one query from one generation ever differ
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
-import multiprocessing as mp
 import os
-import queue
 import subprocess
 import sys
 import threading
@@ -36,7 +35,6 @@ from finrag.index import NO_INDEX_HINT, Index, IndexUnavailable, current_generat
 from finrag.models import Filters
 
 REAL_EMBEDDER = "finrag.embed:Embedder"
-READY_TIMEOUT_S = 300  # four clients importing torch on two busy cores
 POLL_S = 0.005  # how often the publish watcher reads CURRENT
 REPO = Path(__file__).resolve().parents[1]
 ACCESSION_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
@@ -90,26 +88,24 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
     if reingest and (not sources or missing):
         raise ValueError(f"cannot re-ingest: source {missing[0] if missing else '(none)'} of the "
                          "index is gone; rebuild it with `python -m ingest build --rebuild PATH...`")
-    ctx = mp.get_context("spawn")
-    ready, out, go, deadline = ctx.Queue(), ctx.Queue(), ctx.Event(), ctx.Value("d", 0.0)
-    procs = [ctx.Process(target=_client, daemon=True,
-                         args=(i, str(settings.data_dir), embedder or REAL_EMBEDDER, queries,
-                               go, deadline, ready, out)) for i in range(clients)]
-    for p in procs:
-        p.start()
+    procs = [_Client(i, settings.data_dir, embedder or REAL_EMBEDDER, queries)
+             for i in range(clients)]
     try:
-        _await_ready(ready, procs)
+        for c in procs:
+            c.wait_ready()
         t0 = time.time()
-        deadline.value = t0 + seconds
-        go.set()
-        build = _reingest(settings, sources, t0, seconds, reingest_after, deadline) if reingest else None
-        answers = _collect(out, procs, time.time() + seconds + READY_TIMEOUT_S)
+        for c in procs:
+            c.send("go")
+        build = _reingest(settings, sources, t0, seconds, reingest_after) if reingest else None
+        end = t0 + seconds if build is None else max(t0 + seconds, build["ended"] + 2.0)
+        time.sleep(max(0.0, end - time.time()))  # (with a re-ingest: some queries after it)
+        for c in procs:
+            c.send("stop")
+        answers = [a for c in procs for a in c.answers()]
         wall = max((a.start + a.ms / 1000 for a in answers), default=t0) - t0
     finally:
-        for p in procs:
-            p.join(timeout=10)
-            if p.is_alive():
-                p.kill()
+        for c in procs:
+            c.close()
     report = summarize(answers, queries, wall, build)
     report.update(clients=clients, data_dir=str(settings.data_dir), index=opened["generation"],
                   chunks=opened["chunks"])
@@ -137,55 +133,18 @@ def _accession_folder(folder: Path) -> bool:
         folder.glob("full-submission*.txt"))
 
 
-def _await_ready(ready, procs) -> None:
-    waiting = set(range(len(procs)))
-    give_up = time.time() + READY_TIMEOUT_S
-    while waiting:
-        try:
-            client, error = ready.get(timeout=1.0)
-        except queue.Empty:
-            _check_alive(procs, waiting, give_up, "before it was ready")
-            continue
-        if error:
-            raise RuntimeError(f"stress client {client} could not start: {error}")
-        waiting.discard(client)
-
-
-def _collect(out, procs, give_up: float) -> list[Answer]:
-    answers, waiting = [], set(range(len(procs)))
-    while waiting:
-        try:
-            client, rows = out.get(timeout=1.0)
-        except queue.Empty:
-            _check_alive(procs, waiting, give_up, "without reporting its answers")
-            continue
-        waiting.discard(client)
-        answers += [Answer(*row) for row in rows]
-    return answers
-
-
-def _check_alive(procs, waiting: set[int], give_up: float, when: str) -> None:
-    for i in waiting:
-        if procs[i].exitcode is not None:
-            raise RuntimeError(f"stress client {i} exited (code {procs[i].exitcode}) {when}")
-    if time.time() > give_up:
-        raise RuntimeError(f"stress clients {sorted(waiting)} did not answer in time ({when})")
-
-
 # --- the re-ingest -------------------------------------------------------------------------
 
 
-def _reingest(settings, sources, t0, seconds, after, deadline) -> dict:
-    """Start the rebuild `after` seconds in, note the publish, keep clients running past it."""
-    deadline.value = float("inf")  # clients keep going until the rebuild is over
+def _reingest(settings, sources, t0, seconds, after) -> dict:
+    """Start the rebuild `after` seconds in, run it to the end, note when it was published."""
     time.sleep(max(0.0, t0 + (min(5.0, seconds / 10) if after is None else after) - time.time()))
     old = current_generation(settings.data_dir)
     seen: dict[str, float] = {}
     stop = threading.Event()
     watcher = threading.Thread(target=_watch, args=(settings.data_dir, old, seen, stop), daemon=True)
     watcher.start()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = _child_env()
     cmd = [sys.executable, "-m", "ingest", "build", "--rebuild", *sources,
            "--data-dir", str(settings.data_dir), "--json"]
     started = time.time()
@@ -193,11 +152,10 @@ def _reingest(settings, sources, t0, seconds, after, deadline) -> dict:
     ended = time.time()
     stop.set()
     watcher.join()
-    deadline.value = max(t0 + seconds, ended + 2.0)  # always some queries after the publish
     generation = _generation_of(proc.stdout)
     return {"sources": len(sources), "exit_code": proc.returncode, "generation": generation,
             "previous": old, "started_s": started - t0, "build_s": ended - started,
-            "published": seen.get(generation or "", None), "t0": t0,
+            "published": seen.get(generation or "", None), "t0": t0, "ended": ended,
             "error": _last_line(proc.stderr) if proc.returncode not in (0, 2) else ""}
 
 
@@ -227,31 +185,87 @@ def _last_line(text: str) -> str:
 
 # --- one client ----------------------------------------------------------------------------
 
+_CLIENT = "from finrag.stress import client_main; client_main()"
 
-def _client(i, data_dir, embedder, queries, go, deadline, ready, out) -> None:
-    """A query loop in its own process: warm up, wait for the start, query until the deadline."""
-    os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch is imported: 1 thread a client
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+def _child_env() -> dict:
+    """The parent's import path (so a test's fake embedder imports too), one torch thread."""
+    path = dict.fromkeys([str(REPO), *(p for p in sys.path if p and Path(p).is_dir())])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path),
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),  # 1 torch thread each
+            "TOKENIZERS_PARALLELISM": "false"}
+
+
+class _Client:
+    """One query process, driven by lines on its stdin ("go", "stop"), answering in JSON lines.
+    A plain subprocess rather than multiprocessing: spawn would re-run the parent's __main__
+    (under pytest that can be a Streamlit script)."""
+
+    def __init__(self, i: int, data_dir: Path, embedder: str, queries: list[Query]) -> None:
+        self.i = i
+        self.proc = subprocess.Popen([sys.executable, "-c", _CLIENT], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=_child_env())
+        self.send(json.dumps({"client": i, "data_dir": str(data_dir), "embedder": embedder,
+                              "queries": [[q.text, q.filters.model_dump()] for q in queries]}))
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def _read(self, when: str) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"stress client {self.i} exited (code {self.proc.wait()}) {when}")
+        message = json.loads(line)
+        if message.get("error"):
+            raise RuntimeError(f"stress client {self.i} could not start: {message['error']}")
+        return message
+
+    def wait_ready(self) -> None:
+        self._read("before it was ready")
+
+    def answers(self) -> list[Answer]:
+        return [Answer(*row) for row in self._read("before it reported")["answers"]]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def client_main() -> None:
+    """A client process: read the job, warm up (model, index), then query from "go" to "stop"."""
     from finrag.search import HybridSearcher
 
+    out, sys.stdout = sys.stdout, sys.stderr  # stdout carries the protocol lines only
+    job = json.loads(sys.stdin.readline())
+    queries = [Query(text, Filters(**f)) for text, f in job["queries"]]
+    i = job["client"]
     try:
-        module, cls = embedder.split(":")
+        module, cls = job["embedder"].split(":")
         model = getattr(importlib.import_module(module), cls)()
         if hasattr(model, "query_cache_size"):  # a cycle of 18 questions would all be cached:
             model.query_cache_size = 0  # every query pays for its embedding, as a new one does
-        searcher = HybridSearcher(Settings.from_env(data_dir), model)
+        searcher = HybridSearcher(Settings.from_env(job["data_dir"]), model)
         searcher.search(queries[i % len(queries)].text, queries[i % len(queries)].filters)
     except Exception as exc:  # noqa: BLE001 - reported to the parent as one line
-        ready.put((i, f"{type(exc).__name__}: {exc}"))
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), file=out, flush=True)
         return
-    ready.put((i, ""))
-    go.wait()
+    print(json.dumps({"ready": True}), file=out, flush=True)
+    sys.stdin.readline()  # "go"
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
     answers, n = [], i
-    while time.time() < deadline.value:
+    while not stop.is_set():
         answers.append(_ask(searcher, i, n % len(queries), queries[n % len(queries)]))
         n += 1
     searcher.close()
-    out.put((i, [tuple(vars(a).values()) for a in answers]))
+    print(json.dumps({"answers": [list(vars(a).values()) for a in answers]}), file=out, flush=True)
 
 
 def _ask(searcher, client: int, qi: int, query: Query) -> Answer:
@@ -303,7 +317,7 @@ def _inconsistent(answers: list[Answer]) -> int:
 def _switch(build: dict, answers: list[Answer]) -> dict:
     """When the clients moved to the new generation, measured from the publish."""
     out = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in build.items()
-           if k not in ("published", "t0")}
+           if k not in ("published", "t0", "ended")}
     published = build["published"]
     if published is None:
         return {**out, "published_s": None}
