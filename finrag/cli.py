@@ -282,4 +282,5 @@ def _stress(args) -> int:
 
     report = run_stress(args.data_dir, args.clients, args.seconds, args.reingest)
     print(json.dumps(report, indent=2) if args.json else print_report(report))
-    return EXIT_OK if report["failed"] == 0 else EXIT_FAIL
+    rebuilt = report["reingest"] is None or report["reingest"]["exit_code"] == 0
+    return EXIT_OK if report["failed"] == 0 and rebuilt else EXIT_FAIL

@@ -74,8 +74,9 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
                reingest_after: float | None = None, keep_answers: bool = False) -> dict:
     """Run the load and return the report (see `print_report` for what it holds).
 
-    `embedder` is "module:Class", built in each client (default REAL_EMBEDDER); `rebuild_paths` replaces the index's own
-    sources for the re-ingest; `keep_answers` adds every answer to the report (for tests)."""
+    `embedder` is "module:Class", built in each client (default REAL_EMBEDDER);
+    `rebuild_paths` replaces the index's own sources for the re-ingest; `keep_answers` adds
+    every answer to the report (for tests)."""
     if clients < 1 or seconds <= 0:
         raise ValueError(f"--clients {clients} / --seconds {seconds}: both must be positive")
     settings = Settings.from_env(data_dir)
