@@ -89,7 +89,9 @@ class Embedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 import torch
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
 
+                hf_logging.disable_progress_bar()  # "Loading weights" bars on every CLI start
                 self._doc_threads = torch.get_num_threads()
                 self._model = SentenceTransformer(str(model_path()), device="cpu")
                 self._model.max_seq_length = self.max_tokens
