@@ -19,6 +19,8 @@ from finrag.present import (badge_color, best_evidence, citation, edgar_url, esc
 from finrag.search import HybridSearcher, QueryError
 
 st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
+LINKED = ("q", "ticker", "year", "type", "k", "rrf_k", "w_dense", "w_bm25", "k_each")
+link = {key: st.query_params.get_all(key) for key in LINKED}  # before the widgets vet them
 
 
 @st.cache_resource
@@ -31,6 +33,24 @@ def get_searcher() -> HybridSearcher:
 @st.cache_data
 def get_canaries():
     return load_canaries(DEFAULT_FILE)
+
+
+def ignored_from_link(link: dict[str, list[str]]) -> list[str]:
+    """`key=value` of each link value its widget refused (Streamlit drops those silently)."""
+    out = []
+    for key, values in link.items():
+        value = st.session_state.get(key)
+        shown = [str(v) for v in (value if isinstance(value, list) else [value])]
+        shown += st.query_params.get_all(key)  # kept in the URL as given (e.g. a ticker's label)
+        out += [f"{key}={v[:40]}" for v in values if not any(_same(v, s) for s in shown)]
+    return out
+
+
+def _same(linked: str, shown: str) -> bool:
+    try:
+        return linked == shown or float(linked) == float(shown)
+    except ValueError:
+        return False
 
 
 def run_canary_into_state(canary) -> None:
@@ -76,6 +96,10 @@ with st.sidebar:
 st.title("finrag · ask the 10-Ks")
 query = st.text_input("Question", key="q", bind="query-params",
                       placeholder="e.g. How did Apple's services revenue change in 2023?")
+if not st.session_state.get("link-checked") and (ignored := ignored_from_link(link)):
+    st.warning("Ignored from the link, not a value these filters offer: "
+               + escape_md(", ".join(ignored)), icon="⚠️")
+st.session_state["link-checked"] = True  # a link's values are vetted on the session's first run
 
 with st.expander("Canary queries"):
     canaries = get_canaries()

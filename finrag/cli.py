@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import sys
 import textwrap
@@ -23,8 +24,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAIL
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line and exit 1, like every other bad input."""
+
+    def error(self, message: str):
+        self.exit(EXIT_FAIL, f"error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m finrag", description="Search indexed 10-Ks.")
+    p = _Parser(prog="python -m finrag", description="Search indexed 10-Ks.")
     sub = p.add_subparsers(required=True, metavar="{search,canary,eval,bench,stress}")
 
     s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
@@ -119,8 +127,8 @@ def _weights(text: str) -> tuple[float, float]:
         dense, bm25 = (float(x) for x in text.split(","))
     except ValueError:
         raise ValueError(f"--weights {text!r}: give two numbers, dense,bm25, e.g. 1,1") from None
-    if dense < 0 or bm25 < 0:
-        raise ValueError(f"--weights {text!r}: weights must be >= 0")
+    if not (math.isfinite(dense) and math.isfinite(bm25)) or dense < 0 or bm25 < 0:
+        raise ValueError(f"--weights {text!r}: weights must be finite numbers >= 0")
     return dense, bm25
 
 
@@ -186,11 +194,9 @@ def _cell(hit, width: int) -> list[str]:
 
 
 def _canary(args) -> int:
-    from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
-
-    canaries = load_canaries(args.file or DEFAULT_FILE)
+    canaries = _load_canaries(args.file)
     searcher = searcher_for(args.data_dir)
-    results = [run_canary(searcher, c) for c in canaries]
+    results = [_run_canary(searcher, c) for c in canaries]
     passed = sum(r.passed for r in results)
     if args.json:
         print(json.dumps({"canaries": [r.model_dump() for r in results], "passed": passed,
@@ -200,6 +206,51 @@ def _canary(args) -> int:
             _print_canary(r)
         print(f"{passed} passed, {len(results) - passed} failed")
     return EXIT_OK if passed == len(results) else EXIT_FAIL
+
+
+def _run_canary(searcher, canary):
+    from finrag.canary import run_canary
+    from finrag.search import QueryError
+
+    try:
+        return run_canary(searcher, canary)
+    except QueryError as exc:
+        raise ValueError(f"canary {canary.name!r}: {exc}") from None
+
+
+def _load_canaries(path: Path | None):
+    """The canaries of `path`, refused whole on a key the schema does not know: a typo such as
+    `ticker =` for `tickers =` would otherwise run that canary unfiltered and pass."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from finrag.canary import DEFAULT_FILE, Canary, Expect, load_canaries
+
+    path = path or DEFAULT_FILE
+    try:
+        canaries = load_canaries(path)
+    except UnicodeDecodeError:
+        raise ValueError(f"canary file {path} is not UTF-8 text") from None
+    except TypeError:  # e.g. `canary = 5`
+        raise ValueError(f"canary file {path} is invalid: write each canary as [[canary]]") from None
+    except ValueError as exc:  # pydantic's first line names no field; say which and why
+        if not isinstance(exc.__context__, ValidationError):
+            raise
+        err = exc.__context__.errors()[0]
+        where = ".".join(str(part) for part in err["loc"]) or "a canary"
+        raise ValueError(f"canary file {path} is invalid: {where}: {err['msg']}") from None
+    data = tomllib.loads(Path(path).read_text())
+    tables = [("the file", data, ["canary"])]
+    for table in data.get("canary", []):
+        tables += [("a canary", table, list(Canary.model_fields)),
+                   ("expect", table.get("expect", {}), list(Expect.model_fields))]
+    for where, table, known in tables:
+        unknown = [k for k in table if k not in known]
+        if unknown:
+            raise ValueError(f"canary file {path}: unknown key {unknown[0]!r} in {where} "
+                             f"(known: {', '.join(known)})")
+    return canaries
 
 
 def _print_canary(r) -> None:

@@ -26,7 +26,9 @@ _INSTRUCTIONS = instruction_words()
 
 MAX_QUERY_CHARS = 2000
 NO_MATCH = "No indexed chunk matches these filters."
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# C0 and C1 controls, and lone surrogates (bytes in argv that were not UTF-8): the model's
+# tokenizer refuses a string holding one
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 class QueryError(ValueError):
@@ -82,7 +84,7 @@ class HybridSearcher:
         query of both retrievers; the added phrases are in `result.expansions`."""
         filters = filters or Filters()
         text = clean_query(query)
-        _check_settings(top_k, k_each)
+        _check_settings(top_k, k_each, rrf_k)
         index = self.index
         result = SearchResult(query=text, filters=filters, generation=index.name,
                               expansions=expand_query(text) if expand else [])
@@ -90,6 +92,7 @@ class HybridSearcher:
         if len(index) == 0 or (mask is not None and not mask.any()):
             result.message = NO_MATCH
             return result
+        k_each = min(k_each, len(index))  # no more candidates than chunks (and no overflow)
         timings: dict[str, float] = {}
         asked = " ".join([text, *result.expansions])
         dense = self._dense(index, asked, filters, k_each, timings)
@@ -172,11 +175,13 @@ def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
     return own + extra
 
 
-def _check_settings(top_k: int, k_each: int) -> None:
+def _check_settings(top_k: int, k_each: int, rrf_k: int) -> None:
     if not 1 <= top_k <= 100:
         raise QueryError(f"results per list must be between 1 and 100, got {top_k}")
     if k_each < top_k:
         raise QueryError(f"k_each ({k_each}) must be at least the number of results ({top_k})")
+    if rrf_k < 0:
+        raise QueryError(f"rrf_k must be 0 or more, got {rrf_k}")
 
 
 def _canonical_ids(signatures: dict[str, str]) -> dict[str, str]:
