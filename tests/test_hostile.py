@@ -226,10 +226,12 @@ def columns_shown(at: AppTest) -> bool:
     return True
 
 
-@pytest.mark.parametrize("query", ODD_BUT_FINE.values(), ids=ODD_BUT_FINE.keys())
+# a browser cannot send a lone surrogate (it becomes U+FFFD on the wire): CLI-only case
+BROWSER_SENDABLE = {k: v for k, v in ODD_BUT_FINE.items() if "\udcff" not in v}
+
+
+@pytest.mark.parametrize("query", BROWSER_SENDABLE.values(), ids=BROWSER_SENDABLE.keys())
 def test_app_odd_question_is_answered(app_env, query):
-    if "\udcff" in query:
-        pytest.skip("a browser cannot send a lone surrogate (it becomes U+FFFD on the wire)")
     at = open_app()
     at.text_input(key="q").input(query).run()
     assert not at.exception, at.exception
