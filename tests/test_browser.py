@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,66 +46,24 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
     raise TimeoutError(f"streamlit did not answer {url} within {timeout:.0f} s")
 
 
-@pytest.mark.slow
-def test_question_in_a_real_browser(sample_index, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
-    sync_api = pytest.importorskip("playwright.sync_api")
-
+@contextmanager
+def served_app(data_dir: Path, log_path: Path):
+    """`streamlit run app.py` over `data_dir` on a free local port; yields its URL, stops it after."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "FINRAG_DATA_DIR": str(sample_index),
+    env = {**os.environ, "FINRAG_DATA_DIR": str(data_dir),
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     env.pop("FINRAG_QDRANT_URL", None)
-    with open(tmp_path / "streamlit.log", "wb") as log:
+    with open(log_path, "wb") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
              "--server.port", str(port), "--server.address", "127.0.0.1",
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
-        dialogs: list[str] = []
-        timings: dict[str, float] = {}
         try:
             wait_http(f"{url}/_stcore/health", server)
-            with sync_api.sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                            args=CHROMIUM_ARGS)
-                try:
-                    page = browser.new_page(viewport={"width": 1600, "height": 1200})
-                    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-                    t0 = time.perf_counter()
-                    page.goto(url, wait_until="domcontentloaded")
-                    box = page.get_by_label("Question")
-                    box.wait_for(state="visible", timeout=60_000)
-                    timings["page_load_s"] = time.perf_counter() - t0
-
-                    def ask(question: str, expect: str) -> float:
-                        box.fill(question)
-                        start = time.perf_counter()
-                        box.press("Enter")
-                        fused = page.locator(".st-key-col-fused")
-                        sync_api.expect(fused.get_by_text(expect).first).to_be_visible(timeout=60_000)
-                        # the run is finished when the status widget stops showing "Running"
-                        page.wait_for_function(
-                            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                            timeout=60_000)
-                        return time.perf_counter() - start
-
-                    timings["cold_enter_to_results_s"] = ask("Tesla R&D expense", "TSLA FY2024")
-                    for label in ("Dense", "BM25", "Fused (RRF)"):
-                        sync_api.expect(page.get_by_role("heading", name=label, exact=True)).to_be_visible()
-                    for key in ("col-dense", "col-bm25", "col-fused"):
-                        assert page.locator(f".st-key-{key}").get_by_text("TSLA FY2024").count() > 0, key
-                    sync_api.expect(page.locator(".st-key-answer")).to_be_visible()
-
-                    ARTIFACTS.mkdir(exist_ok=True)
-                    page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=False)
-
-                    timings["warm_enter_to_results_s"] = ask("Apple services net sales", "AAPL FY2024")
-                    assert "q=Apple" in page.url  # widget values are bound to the URL
-                finally:
-                    browser.close()
+            yield url
         finally:
             server.terminate()
             try:
@@ -112,6 +71,55 @@ def test_question_in_a_real_browser(sample_index, tmp_path):
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+
+
+@pytest.mark.slow
+def test_question_in_a_real_browser(sample_index, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
+    sync_api = pytest.importorskip("playwright.sync_api")
+
+    dialogs: list[str] = []
+    timings: dict[str, float] = {}
+    with served_app(sample_index, tmp_path / "streamlit.log") as url:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                        args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1600, "height": 1200})
+                page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                t0 = time.perf_counter()
+                page.goto(url, wait_until="domcontentloaded")
+                box = page.get_by_label("Question")
+                box.wait_for(state="visible", timeout=60_000)
+                timings["page_load_s"] = time.perf_counter() - t0
+
+                def ask(question: str, expect: str) -> float:
+                    box.fill(question)
+                    start = time.perf_counter()
+                    box.press("Enter")
+                    fused = page.locator(".st-key-col-fused")
+                    sync_api.expect(fused.get_by_text(expect).first).to_be_visible(timeout=60_000)
+                    # the run is finished when the status widget stops showing "Running"
+                    page.wait_for_function(
+                        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                        timeout=60_000)
+                    return time.perf_counter() - start
+
+                timings["cold_enter_to_results_s"] = ask("Tesla R&D expense", "TSLA FY2024")
+                for label in ("Dense", "BM25", "Fused (RRF)"):
+                    sync_api.expect(page.get_by_role("heading", name=label, exact=True)).to_be_visible()
+                for key in ("col-dense", "col-bm25", "col-fused"):
+                    assert page.locator(f".st-key-{key}").get_by_text("TSLA FY2024").count() > 0, key
+                sync_api.expect(page.locator(".st-key-answer")).to_be_visible()
+
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=False)
+
+                timings["warm_enter_to_results_s"] = ask("Apple services net sales", "AAPL FY2024")
+                assert "q=Apple" in page.url  # widget values are bound to the URL
+            finally:
+                browser.close()
 
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings, indent=2) + "\n")

@@ -7,15 +7,12 @@ or render as markup, and every hostile string must show as the characters it is.
 from __future__ import annotations
 
 import html
-import os
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from conftest import FakeEmbedder
-from test_browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_http
+from test_browser import CHROMIUM, CHROMIUM_ARGS, served_app
 
 from finrag.config import Settings
 from finrag.embed import TokenCounter
@@ -69,72 +66,53 @@ def test_hostile_filing_shows_as_text_in_a_real_browser(tmp_path):
                    TokenCounter().count, ticker="EVIL", fiscal_year=2024)
     assert report.totals()["failed"] == 0 and report.totals()["chunks"] >= 2
 
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "FINRAG_DATA_DIR": str(data_dir),
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    env.pop("FINRAG_QDRANT_URL", None)
     dialogs: list[str] = []
     foreign: list[str] = []
+    with served_app(data_dir, tmp_path / "streamlit.log") as url:
+        host = urlsplit(url).netloc
 
-    def on_request(request) -> None:
-        parts = urlsplit(request.url)
-        if parts.scheme not in ("data", "blob", "about") and parts.netloc != f"127.0.0.1:{port}":
-            foreign.append(request.url)
+        def on_request(request) -> None:
+            parts = urlsplit(request.url)
+            if parts.scheme not in ("data", "blob", "about") and parts.netloc != host:
+                foreign.append(request.url)
 
-    with open(tmp_path / "streamlit.log", "wb") as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_http(f"{url}/_stcore/health", server)
-            with sync_api.sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                            args=CHROMIUM_ARGS)
-                try:
-                    page = browser.new_page(viewport={"width": 1600, "height": 1200})
-                    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-                    page.on("request", on_request)
-                    page.goto(url, wait_until="domcontentloaded")
-                    box = page.get_by_label("Question")
-                    box.wait_for(state="visible", timeout=90_000)
-                    box.fill("zanzibar segment note")
-                    box.press("Enter")
-                    fused = page.locator(".st-key-col-fused")
-                    sync_api.expect(fused.get_by_text("EVIL FY2024").first).to_be_visible(
-                        timeout=90_000)
-                    page.wait_for_function(
-                        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                        timeout=90_000)
-                    for expander in fused.get_by_text("Full chunk").all():
-                        expander.click()  # the whole chunk, as st.text
-                    page.wait_for_timeout(1000)  # let anything that would run, run
-
-                    shown = page.locator(".st-key-col-fused").inner_text()
-                    for text in HOSTILE:
-                        assert text in shown, f"not shown as text: {text}"
-                    for key in ("col-dense", "col-bm25", "col-fused", "answer"):
-                        block = page.locator(f".st-key-{key}")
-                        for selector in FORBIDDEN:
-                            assert block.locator(selector).count() == 0, (key, selector,
-                                                                          block.inner_html())
-                        assert block.evaluate(LIVE_ATTRIBUTES) == [], key
-                    assert page.locator("a[href^='javascript']").count() == 0
-                    assert page.locator("iframe").count() == 0
-                    assert page.evaluate("getComputedStyle(document.body).display") != "none"
-                    sync_api.expect(fused).to_be_visible()
-                finally:
-                    browser.close()
-        finally:
-            server.terminate()
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                        args=CHROMIUM_ARGS)
             try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+                page = browser.new_page(viewport={"width": 1600, "height": 1200})
+                page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                page.on("request", on_request)
+                page.goto(url, wait_until="domcontentloaded")
+                box = page.get_by_label("Question")
+                box.wait_for(state="visible", timeout=90_000)
+                box.fill("zanzibar segment note")
+                box.press("Enter")
+                fused = page.locator(".st-key-col-fused")
+                sync_api.expect(fused.get_by_text("EVIL FY2024").first).to_be_visible(
+                    timeout=90_000)
+                page.wait_for_function(
+                    "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                    timeout=90_000)
+                for expander in fused.get_by_text("Full chunk").all():
+                    expander.click()  # the whole chunk, as st.text
+                page.wait_for_timeout(1000)  # let anything that would run, run
+
+                shown = page.locator(".st-key-col-fused").inner_text()
+                for text in HOSTILE:
+                    assert text in shown, f"not shown as text: {text}"
+                for key in ("col-dense", "col-bm25", "col-fused", "answer"):
+                    block = page.locator(f".st-key-{key}")
+                    for selector in FORBIDDEN:
+                        assert block.locator(selector).count() == 0, (key, selector,
+                                                                      block.inner_html())
+                    assert block.evaluate(LIVE_ATTRIBUTES) == [], key
+                assert page.locator("a[href^='javascript']").count() == 0
+                assert page.locator("iframe").count() == 0
+                assert page.evaluate("getComputedStyle(document.body).display") != "none"
+                sync_api.expect(fused).to_be_visible()
+            finally:
+                browser.close()
 
     assert not dialogs, f"a JS dialog fired: {dialogs}"
     assert not foreign, f"requests left the app's host: {foreign}"
