@@ -15,7 +15,7 @@ from finrag.embed import Embedder
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
 from finrag.models import Filters
 from finrag.present import (badge_color, best_evidence, citation, edgar_url, escape_md,
-                            highlight_md, short_id, snippet)
+                            highlight_md, short_id, snippet, vote)
 from finrag.search import HybridSearcher, QueryError
 
 st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
@@ -90,6 +90,10 @@ with st.sidebar:
                                  bind="query-params")
         k_each = st.number_input("Candidates per retriever (k_each)", 1, 500, K_EACH,
                                  key="k_each", bind="query-params")
+        fuse_by = st.radio("Fuse by", ["page", "chunk"], key="fuse_by", bind="query-params",
+                           horizontal=True,
+                           help="page: one fused hit per page, each retriever voting with its "
+                                "best chunk on it; chunk: chunk by chunk")
     st.caption(f"Index {searcher.index.name} · {len(searcher.index):,} chunks")
 
 # --- main: question ------------------------------------------------------------------------
@@ -121,7 +125,8 @@ filters = Filters(tickers=tickers, fiscal_years=years,
                   chunk_types=[] if chunk_type == "all" else [chunk_type])
 try:
     result = searcher.search(query, filters, top_k, k_each=max(int(k_each), top_k),
-                             rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)))
+                             rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)),
+                             fuse_by=fuse_by)
 except QueryError as exc:
     st.warning(str(exc))
     st.stop()
@@ -163,7 +168,8 @@ def show_hit(hit, column: str) -> None:
     if column == "fused":
         d, b = hit.dense_contribution, hit.bm25_contribution
         st.progress(min(1.0, d / (d + b)) if d + b else 0.0,
-                    text=f"dense #{hit.dense_rank or '–'} {d:.4f} · BM25 #{hit.bm25_rank or '–'} {b:.4f}")
+                    text=f"{vote('dense', hit.dense_rank, result.dense, hit.chunk_id)} {d:.4f} · "
+                         f"{vote('BM25', hit.bm25_rank, result.bm25, hit.chunk_id)} {b:.4f}")
     st.markdown(highlight_md(snippet(c.text, result.query), result.query))
     with st.expander("Full chunk"):
         st.caption(escape_md(citation(c)))

@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--rrf-k", type=int, default=RRF_K)
     s.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
     s.add_argument("--no-expand", action="store_true", help="no finance-vocabulary expansion")
+    s.add_argument("--fuse-by", choices=("page", "chunk"), default="page",
+                   help="fuse the two lists page by page (default) or chunk by chunk")
     s.add_argument("--data-dir", type=Path)
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=_search)
@@ -85,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--rrf-k", type=int, default=RRF_K)
     f.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
     f.add_argument("--no-expand", action="store_true", help="no finance-vocabulary expansion")
+    f.add_argument("--fuse-by", choices=("page", "chunk"), default="page",
+                   help="fuse the two lists page by page (default) or chunk by chunk")
     f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
     f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
     f.add_argument("--json", action="store_true")
@@ -114,7 +118,8 @@ def _search(args) -> int:
     searcher = searcher_for(args.data_dir)
     _warn_unknown(searcher, filters)
     result = searcher.search(args.query, filters, args.k, k_each=args.k_each,
-                             rrf_k=args.rrf_k, weights=weights, expand=not args.no_expand)
+                             rrf_k=args.rrf_k, weights=weights, expand=not args.no_expand,
+                             fuse_by=args.fuse_by)
     if args.json:
         print(json.dumps(search_json(result), indent=2))
     else:
@@ -292,7 +297,8 @@ def _eval_financebench(args) -> int:
     try:
         result = financebench.evaluate(searcher, questions, args.filter, args.k,
                                        k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
-                                       weights=weights, expand=not args.no_expand)
+                                       weights=weights, expand=not args.no_expand,
+                                       fuse_by=args.fuse_by)
     finally:
         searcher.close()
     result["index"] = {"generation": report.generation, "documents": len(docs),

@@ -136,6 +136,7 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, **sear
         "questions": len(questions),
         "filter": mode,
         "k": k,
+        "search": {key: list(v) if isinstance(v, tuple) else v for key, v in search_kw.items()},
         "methods": {m: overall[m].summary(k) for m in METHODS},
         "by_type": {
             t: {"questions": len(s["fused"].outcomes), "methods": {m: s[m].summary(k) for m in METHODS}}

@@ -4,6 +4,11 @@ score(id) = sum over retrievers r of weight_r / (k + rank_r(id)), ranks counted 
 retriever contributing only its first `k_each` ids. An id listed twice in one list counts at its
 best rank. Ties: higher score first, then the best single rank, then chunk id ascending, so the
 same input gives the same order in every process.
+
+With `groups` (id -> group key, e.g. the page a chunk is on) the ids of one group fuse as one
+entry: each retriever contributes weight / (k + its best rank of any member), and the entry is
+shown by the member with the highest id-level score. Two retrievers that agree on a page, each
+through a different chunk of it, then reinforce each other instead of splitting the vote.
 """
 
 from __future__ import annotations
@@ -22,19 +27,42 @@ class Fused:
 
 
 def rrf(ranked: dict[str, list[str]], *, k: int = RRF_K, weights: dict[str, float] | None = None,
-        k_each: int | None = None, top_k: int | None = None) -> list[Fused]:
+        k_each: int | None = None, top_k: int | None = None,
+        groups: dict[str, str] | None = None) -> list[Fused]:
     weights = _check(ranked, k, weights, k_each)
     ranks: dict[str, dict[str, int]] = {}
     for name, ids in ranked.items():
         for rank, cid in enumerate(ids[:k_each] if k_each else ids, start=1):
             ranks.setdefault(cid, {}).setdefault(name, rank)
-    fused = []
-    for cid, mine in ranks.items():
-        contrib = {name: weights[name] / (k + r) for name, r in mine.items()}
-        fused.append(Fused(cid, sum(contrib.values()),
-                           {name: mine.get(name) for name in ranked}, contrib))
-    fused.sort(key=lambda f: (-f.score, min(f.ranks[n] or 10**9 for n in ranked), f.chunk_id))
+    fused = _ordered([_score(cid, mine, ranked, weights, k) for cid, mine in ranks.items()],
+                     ranked)
+    if groups is not None:
+        fused = _ordered(_by_group(fused, groups, ranked, weights, k), ranked)
     return fused[:top_k] if top_k is not None else fused
+
+
+def _score(cid, mine, ranked, weights, k) -> Fused:
+    contrib = {name: weights[name] / (k + r) for name, r in mine.items() if r is not None}
+    return Fused(cid, sum(contrib.values()), {name: mine.get(name) for name in ranked}, contrib)
+
+
+def _ordered(fused: list[Fused], ranked) -> list[Fused]:
+    fused.sort(key=lambda f: (-f.score, min(f.ranks[n] or 10**9 for n in ranked), f.chunk_id))
+    return fused
+
+
+def _by_group(fused: list[Fused], groups, ranked, weights, k) -> list[Fused]:
+    """One entry per group, shown by its best-scored member (`fused` is in score order)."""
+    shown: dict[str, str] = {}
+    best: dict[str, dict[str, int]] = {}
+    for f in fused:
+        key = groups.get(f.chunk_id, f.chunk_id)
+        shown.setdefault(key, f.chunk_id)
+        mine = best.setdefault(key, {})
+        for name, r in f.ranks.items():
+            if r is not None and r < mine.get(name, 10**9):
+                mine[name] = r
+    return [_score(shown[key], mine, ranked, weights, k) for key, mine in best.items()]
 
 
 def _check(ranked, k, weights, k_each) -> dict[str, float]:

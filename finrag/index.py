@@ -315,13 +315,19 @@ class Index:
         ).fetchall()
         return {cid: Chunk.model_validate_json(p) for cid, p in rows}
 
-    def signatures(self, chunk_ids: list[str]) -> dict[str, str]:
+    def candidates(self, chunk_ids: list[str]) -> dict[str, tuple[str, str]]:
+        """chunk id -> (text signature, page key): what fusion needs of each candidate. The page
+        key names the filing and page ("<filing key>:p<page>"), or is the chunk id where the
+        page is unknown, so such a chunk is a unit of its own."""
         if not chunk_ids:
             return {}
         marks = ",".join("?" * len(chunk_ids))
-        return dict(self._db.execute(
-            f"SELECT chunk_id, signature FROM chunks WHERE chunk_id IN ({marks})", chunk_ids
-        ).fetchall())
+        rows = self._db.execute(
+            f"SELECT chunk_id, signature, filing_key, json_extract(payload, '$.page')"
+            f" FROM chunks WHERE chunk_id IN ({marks})", chunk_ids,
+        ).fetchall()
+        return {cid: (sig, cid if page is None else f"{filing}:p{page}")
+                for cid, sig, filing, page in rows}
 
     def all_chunks(self) -> list[Chunk]:
         rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()

@@ -101,6 +101,15 @@ def snippet(text: str, query: str, width: int = 320) -> str:
     return ("… " if start else "") + cut + (" …" if start + width < len(flat) else "")
 
 
+def vote(name: str, rank: int | None, shown: list[Hit], chunk_id: str) -> str:
+    """How one retriever voted for a fused hit: "dense #3", or "dense #3 (another chunk of
+    this page)" when fusion by page credited a different chunk than the one shown."""
+    if rank is None:
+        return f"{name} #–"
+    other = rank <= len(shown) and shown[rank - 1].chunk_id != chunk_id
+    return f"{name} #{rank}" + (" (another chunk of this page)" if other else "")
+
+
 def short_id(chunk_id: str) -> str:
     return chunk_id[:6]
 

@@ -79,12 +79,16 @@ class HybridSearcher:
         rrf_k: int = RRF_K,
         weights: tuple[float, float] = (1.0, 1.0),
         expand: bool = True,
+        fuse_by: str = "page",
     ) -> SearchResult:
         """`expand`: add the statement wording of analysts' terms (finrag.vocabulary) to the
-        query of both retrievers; the added phrases are in `result.expansions`."""
+        query of both retrievers; the added phrases are in `result.expansions`.
+        `fuse_by`: "page" (default) fuses the two lists by page, one fused hit per page of a
+        filing, each retriever voting with its best-ranked chunk on that page; "chunk" fuses
+        chunk by chunk. The dense and BM25 lists are chunk lists either way."""
         filters = filters or Filters()
         text = clean_query(query)
-        _check_settings(top_k, k_each, rrf_k)
+        _check_settings(top_k, k_each, rrf_k, fuse_by)
         index = self.index
         result = SearchResult(query=text, filters=filters, generation=index.name,
                               expansions=expand_query(text) if expand else [])
@@ -97,7 +101,7 @@ class HybridSearcher:
         asked = " ".join([text, *result.expansions])
         dense = self._dense(index, asked, filters, k_each, timings)
         bm25 = self._bm25(index, bm25_tokens(text, result.expansions), mask, k_each, timings)
-        self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, timings)
+        self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, fuse_by, timings)
         result.timings_ms = timings
         if self._too_long(text):
             result.message = (
@@ -137,13 +141,16 @@ class HybridSearcher:
 
     # --- fusion and hydration --------------------------------------------------------------
 
-    def _assemble(self, result, index, dense, bm25, top_k, rrf_k, weights, timings) -> None:
+    def _assemble(self, result, index, dense, bm25, top_k, rrf_k, weights, fuse_by,
+                  timings) -> None:
         t0 = time.perf_counter()
-        canon = _canonical_ids(index.signatures(list({cid for cid, _ in dense + bm25})))
+        info = index.candidates(list({cid for cid, _ in dense + bm25}))
+        canon = _canonical_ids({cid: sig for cid, (sig, _) in info.items()})
         dense, bm25 = _collapse(dense, canon), _collapse(bm25, canon)
         fused = rrf(
             {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
             k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
+            groups={cid: page for cid, (_, page) in info.items()} if fuse_by == "page" else None,
         )
         shown = {c for c, _ in dense[:top_k] + bm25[:top_k]} | {f.chunk_id for f in fused}
         chunks = index.chunks(sorted(shown))  # hydrate only what is shown
@@ -175,7 +182,12 @@ def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
     return own + extra
 
 
-def _check_settings(top_k: int, k_each: int, rrf_k: int) -> None:
+FUSE_BY = ("page", "chunk")
+
+
+def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str) -> None:
+    if fuse_by not in FUSE_BY:
+        raise QueryError(f"fuse_by must be one of {', '.join(FUSE_BY)}, got {fuse_by!r}")
     if not 1 <= top_k <= 100:
         raise QueryError(f"results per list must be between 1 and 100, got {top_k}")
     if k_each < top_k:

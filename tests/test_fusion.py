@@ -53,3 +53,24 @@ def test_duplicate_in_one_list_counts_at_best_rank_and_inputs_are_untouched():
 def test_bad_arguments_quote_the_value(kwargs, message):
     with pytest.raises(ValueError, match=message):
         rrf({"dense": ["a"], "bm25": []}, **kwargs)
+
+
+def test_groups_fuse_as_one_entry_shown_by_their_best_member_hand_computed():
+    # a1 and a2 are two chunks of one page A: dense likes a1, BM25 likes a2
+    ranked = {"dense": ["a1", "b1", "a2"], "bm25": ["a2", "c1", "b1"]}
+    groups = {"a1": "A", "a2": "A", "b1": "B", "c1": "C"}
+    by_chunk = rrf(ranked, k=60)
+    assert [f.chunk_id for f in by_chunk] == ["a2", "b1", "a1", "c1"]
+    by_page = rrf(ranked, k=60, groups=groups)
+    # page A: dense best rank 1 (a1) + BM25 best rank 1 (a2); shown by a2 (1/61 + 1/63 > 1/61)
+    assert [f.chunk_id for f in by_page] == ["a2", "b1", "c1"]
+    top = by_page[0]
+    assert top.ranks == {"dense": 1, "bm25": 1}
+    assert top.score == pytest.approx(2 / 61)
+    assert top.contributions == {"dense": pytest.approx(1 / 61), "bm25": pytest.approx(1 / 61)}
+    assert by_page[1].score == pytest.approx(1 / 62 + 1 / 63)
+
+
+def test_ids_without_a_group_stay_entries_of_their_own():
+    ranked = {"dense": ["x", "y"], "bm25": ["y", "x"]}
+    assert [f.chunk_id for f in rrf(ranked, groups={})] == [f.chunk_id for f in rrf(ranked)]

@@ -60,3 +60,15 @@ def test_edgar_url_needs_cik_and_accession():
     assert edgar_url(c) == ("https://www.sec.gov/Archives/edgar/data/320193/"
                             "000032019323000106/0000320193-23-000106-index.htm")
     assert edgar_url(_hit("x").chunk) is None
+
+
+def test_vote_says_when_fusion_by_page_credited_another_chunk_of_the_page():
+    from finrag.present import vote
+    a, b = (Hit(chunk_id=c * 32, rank=i, score=1.0,
+                chunk=Chunk(chunk_id=c * 32, ticker="MMM", fiscal_year=2018,
+                            chunk_type="narrative", page=40, text="t"))
+            for i, c in ((1, "a"), (2, "b")))
+    assert vote("dense", 1, [a, b], a.chunk_id) == "dense #1"
+    assert vote("BM25", 2, [a, b], a.chunk_id) == "BM25 #2 (another chunk of this page)"
+    assert vote("BM25", None, [a, b], a.chunk_id) == "BM25 #–"
+    assert vote("dense", 30, [a, b], a.chunk_id) == "dense #30"  # beyond the shown column

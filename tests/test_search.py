@@ -177,3 +177,43 @@ def test_server_backend_gives_the_same_fused_ranking_as_embedded(tmp_path, fake_
         ])
         searcher.close()
     assert rankings[0] == rankings[1] and any(rankings[0])
+
+
+def test_fusing_by_page_gives_one_fused_hit_per_page_with_both_votes(data_dir, fake_embedder):
+    """Dense and BM25 favour different chunks of one statement page; by page they agree."""
+    page = [  # (chunk id, page, text) in one filing
+        ("a" * 32, 40, "Consolidated statements of cash flows purchases of property and equipment"),
+        ("b" * 32, 40, "capital expenditure capital expenditure capex"),
+        ("c" * 32, 41, "Capital expenditure plans for data centers and property"),
+        ("d" * 32, None, "Capital expenditure of the period"),  # no page: a unit of its own
+        ("e" * 32, None, "Property and equipment, net, capital expenditure"),
+    ]
+    chunks = [Chunk(chunk_id=cid, ticker="MMM", fiscal_year=2018, chunk_type="narrative",
+                    page=p, text=t, filing_key="MMM2018") for cid, p, t in page]
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks, fake_embedder.encode([c.text for c in chunks]),
+                     fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    s = HybridSearcher(settings, fake_embedder)
+    try:
+        query = "capital expenditure property equipment cash flows"
+        by_page = s.search(query, top_k=10, expand=False)
+        by_chunk = s.search(query, top_k=10, expand=False, fuse_by="chunk")
+    finally:
+        s.close()
+    assert len(by_chunk.fused) == 5
+    keys = [(h.chunk.filing_key, h.chunk.page) if h.chunk.page else h.chunk_id
+            for h in by_page.fused]
+    assert len(keys) == len(set(keys)) == 4  # page 40's two chunks are one entry
+    (p40,) = [h for h in by_page.fused if h.chunk.page == 40]
+    dense_ranks = [h.rank for h in by_page.dense if h.chunk.page == 40]
+    bm25_ranks = [h.rank for h in by_page.bm25 if h.chunk.page == 40]
+    assert (p40.dense_rank, p40.bm25_rank) == (min(dense_ranks), min(bm25_ranks))
+    assert p40.score == pytest.approx(1 / (60 + p40.dense_rank) + 1 / (60 + p40.bm25_rank))
+    # the dense and BM25 columns stay chunk lists
+    assert by_page.dense == by_chunk.dense and by_page.bm25 == by_chunk.bm25
+
+
+def test_unknown_fuse_by_is_a_query_error(searcher):
+    with pytest.raises(QueryError, match="fuse_by"):
+        searcher.search("services", fuse_by="section")
