@@ -131,6 +131,14 @@ class Embedder:
                     self._queries.popitem(last=False)
         return vector
 
+    def cached_query(self, text: str) -> np.ndarray | None:
+        """The cached vector of this exact text, or None; never runs the model and does not
+        count as a use (the LRU order is `encode_query`'s)."""
+        if not self.query_cache_size:
+            return None
+        with self._queries_lock:
+            return self._queries.get(text)
+
     def _forward(self, text: str) -> np.ndarray:
         import torch
 
