@@ -55,7 +55,8 @@ class HybridSearcher:
 
     def __init__(self, settings: Settings, embedder, *, overlap: bool = True) -> None:
         """`overlap`: run the query's model pass on a worker thread while this thread scores
-        BM25 (torch releases the GIL in its forward pass); False runs one after the other."""
+        BM25 (onnxruntime and torch release the GIL in the forward pass); False runs one after
+        the other. Results are the same either way."""
         self.settings = settings
         self.embedder = embedder
         self.overlap = overlap
