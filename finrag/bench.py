@@ -145,8 +145,10 @@ def query_phase(data_dir: Path, queries: list[str]) -> dict:
     cached = {"ticker_year": _timed_searches(searcher, queries, filters)}
     if embedder.query_encodes != encodes + len(set(queries)):
         raise RuntimeError("bench: the cached pass ran the model; its figures would be wrong")
-    return {"open_s": round(open_s, 3), "rss_mb": _rss_mb(), "query_ms": out,
-            "query_ms_cached": cached, "embed_paths": _embed_paths(embedder, queries),
+    rss_mb = _rss_mb()  # before `_embed_paths` loads a second, torch-only copy of the model
+    return {"open_s": round(open_s, 3), "rss_mb": rss_mb, "query_ms": out,
+            "query_ms_cached": cached, "query_runtime": embedder.query_runtime,
+            "embed_paths": _embed_paths(embedder, queries),
             "load": [load_before, round(os.getloadavg()[0], 2)]}
 
 
@@ -164,9 +166,14 @@ def _timed_searches(searcher, queries: list[str], filters) -> dict:
 
 def _embed_paths(embedder, queries: list[str]) -> dict:
     """sentence-transformers `encode` (what search used before the query path) vs the uncached
-    query path: same queries, same process, in alternating rounds so both see the same load."""
+    query path, and the query path on torch alone (when the default one is ONNX Runtime): same
+    queries, same process, in alternating rounds so all see the same load."""
+    from finrag.embed import Embedder
+
     embedder.query_cache_size = 0
     paths = {"st_encode": lambda q: embedder.encode([q]), "query_path": embedder.encode_query}
+    if embedder.query_runtime == "onnxruntime":
+        paths["query_path_torch"] = Embedder(query_cache_size=0, query_runtime="torch").encode_query
     samples = {name: [] for name in paths}
     for _ in range(2):
         for name, encode in paths.items():
@@ -177,6 +184,8 @@ def _embed_paths(embedder, queries: list[str]) -> dict:
                 samples[name].append((time.perf_counter() - t) * 1000)
     out = {name: _pcts(v) for name, v in samples.items()}
     out["speedup_p50"] = round(out["st_encode"]["p50"] / out["query_path"]["p50"], 2)
+    if "query_path_torch" in out:
+        out["onnx_speedup_p50"] = round(out["query_path_torch"]["p50"] / out["query_path"]["p50"], 2)
     return out
 
 
@@ -300,7 +309,12 @@ def print_report(r: dict) -> str:
     e = r["embed_paths"]
     lines.append(f"one query's embedding, same queries: sentence-transformers encode "
                  f"{e['st_encode']['p50']} / {e['st_encode']['p95']} ms, query path "
-                 f"{e['query_path']['p50']} / {e['query_path']['p95']} ms ({e['speedup_p50']}x at p50)")
+                 f"({r.get('query_runtime', 'torch')}) {e['query_path']['p50']} / "
+                 f"{e['query_path']['p95']} ms ({e['speedup_p50']}x at p50)")
+    if "query_path_torch" in e:
+        lines.append(f"the query path on torch (TorchScript): {e['query_path_torch']['p50']} / "
+                     f"{e['query_path_torch']['p95']} ms; ONNX Runtime is "
+                     f"{e['onnx_speedup_p50']}x faster at p50")
     if "speedup_fused_p50" in r:
         lines.append(f"naive build {r['naive']['build_s']} s; fused p50 speedup over naive "
                      f"(ticker+year filter): {r['speedup_fused_p50']}x")

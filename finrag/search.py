@@ -13,6 +13,9 @@ import re
 import threading
 import time
 import unicodedata
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
 
 from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
 from finrag.fusion import rrf
@@ -50,12 +53,17 @@ def clean_query(query: str) -> str:
 class HybridSearcher:
     """Answers queries from the published index; picks up a newer generation on its own."""
 
-    def __init__(self, settings: Settings, embedder) -> None:
+    def __init__(self, settings: Settings, embedder, *, overlap: bool = True) -> None:
+        """`overlap`: run the query's model pass on a worker thread while this thread scores
+        BM25 (onnxruntime and torch release the GIL in the forward pass); False runs one after
+        the other. Results are the same either way."""
         self.settings = settings
         self.embedder = embedder
+        self.overlap = overlap
         self._index: Index | None = None
         self._retired: Index | None = None  # kept open one swap longer for in-flight queries
         self._lock = threading.Lock()
+        self._workers: ThreadPoolExecutor | None = None
 
     @property
     def index(self) -> Index:
@@ -99,11 +107,13 @@ class HybridSearcher:
         k_each = min(k_each, len(index))  # no more candidates than chunks (and no overflow)
         timings: dict[str, float] = {}
         asked = " ".join([text, *result.expansions])
-        dense = self._dense(index, asked, filters, k_each, timings)
+        vector = self._start_embedding(asked, timings)  # a Future while the model runs
         bm25 = self._bm25(index, bm25_tokens(text, result.expansions), mask, k_each, timings)
+        too_long = self._too_long(text)
+        dense = self._dense(index, vector, filters, k_each, timings)
         self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, fuse_by, timings)
         result.timings_ms = timings
-        if self._too_long(text):
+        if too_long:
             result.message = (
                 f"The question is longer than the model's {MODEL_MAX_TOKENS}-token window: "
                 "dense search used its beginning, BM25 all of it."
@@ -115,16 +125,35 @@ class HybridSearcher:
             if index is not None:
                 index.close()
         self._index = self._retired = None
+        if self._workers is not None:
+            self._workers.shutdown(wait=False)
+            self._workers = None
 
     # --- retrievers ------------------------------------------------------------------------
 
-    def _dense(self, index, text, filters, k_each, timings) -> list[tuple[str, float]]:
+    def _start_embedding(self, text, timings):
+        """The query vector, or (overlap on, vector not cached) a Future of it from a worker."""
+        cached = getattr(self.embedder, "cached_query", None)
+        if not self.overlap or (cached is not None and cached(text) is not None):
+            return self._embed(text, timings)
+        with self._lock:
+            if self._workers is None:
+                self._workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="finrag-embed")
+            workers = self._workers
+        return workers.submit(self._embed, text, timings)
+
+    def _embed(self, text, timings) -> np.ndarray:
         t0 = time.perf_counter()
         encode_query = getattr(self.embedder, "encode_query", None)  # cached, fast path
         vector = encode_query(text) if encode_query else self.embedder.encode([text])[0]
+        timings["embed"] = (time.perf_counter() - t0) * 1000
+        return vector
+
+    def _dense(self, index, vector, filters, k_each, timings) -> list[tuple[str, float]]:
+        if isinstance(vector, Future):
+            vector = vector.result()
         t1 = time.perf_counter()
         hits = index.vectors.search(vector, filters, k_each)
-        timings["embed"] = (t1 - t0) * 1000
         timings["dense"] = (time.perf_counter() - t1) * 1000
         return hits
 
@@ -144,13 +173,13 @@ class HybridSearcher:
     def _assemble(self, result, index, dense, bm25, top_k, rrf_k, weights, fuse_by,
                   timings) -> None:
         t0 = time.perf_counter()
-        info = index.candidates(list({cid for cid, _ in dense + bm25}))
-        canon = _canonical_ids({cid: sig for cid, (sig, _) in info.items()})
+        candidates = list({cid for cid, _ in dense + bm25})
+        canon = _canonical_ids(index.signatures(candidates))
         dense, bm25 = _collapse(dense, canon), _collapse(bm25, canon)
         fused = rrf(
             {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
             k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
-            groups={cid: page for cid, (_, page) in info.items()} if fuse_by == "page" else None,
+            groups=index.pages(candidates) if fuse_by == "page" else None,
         )
         shown = {c for c, _ in dense[:top_k] + bm25[:top_k]} | {f.chunk_id for f in fused}
         chunks = index.chunks(sorted(shown))  # hydrate only what is shown

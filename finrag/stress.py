@@ -1,9 +1,10 @@
 """`python -m finrag stress`: concurrent query clients against the searcher, optionally while a
 forced full rebuild of the same sources runs in another process.
 
-Each client is a process with its own `HybridSearcher` and embedder (one torch thread each):
-Qdrant edge's `query()` and the model's forward pass hold the GIL, so threads in one process
-would measure one core, and the app and `finrag search` are separate processes anyway. Clients
+Each client is a process with its own `HybridSearcher` and embedder (one model thread each):
+Qdrant edge's `query()` holds the GIL (the model's forward pass releases it), so threads in one
+process would mostly share one core, and the app and `finrag search` are separate processes
+anyway. Clients
 load the model and open the index first, then start together and cycle a fixed list of queries
 (the canary questions, each with its filters and without) until told to stop.
 

@@ -23,6 +23,7 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     cached = report["query_ms_cached"]["ticker_year"]
     assert cached["embed"]["p50"] < report["query_ms"]["ticker_year"]["embed"]["p50"]
     assert report["embed_paths"]["speedup_p50"] > 0 and len(report["load"]) == 2
+    assert report["query_runtime"] in ("onnxruntime", "torchscript", "eager")
     assert report["optimize_s"] >= 0 and report["indexed_vectors"] >= 0
 
 

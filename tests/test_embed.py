@@ -84,7 +84,8 @@ def test_cache_size_zero_always_encodes():
     assert embedder.calls == ["a", "a", "a"]
 
 
-@pytest.mark.parametrize("kwargs", [{"query_cache_size": -1}, {"query_threads": 0}])
+@pytest.mark.parametrize("kwargs", [{"query_cache_size": -1}, {"query_threads": 0},
+                                    {"query_runtime": "tensorflow"}])
 def test_bad_settings_are_refused_with_the_value(kwargs):
     with pytest.raises(ValueError, match=str(next(iter(kwargs.values())))):
         Embedder(**kwargs)
@@ -112,7 +113,30 @@ def test_a_trace_that_would_change_vectors_is_not_used():
     assert _frozen(module, WordIds()) is module
 
 
+def test_an_onnx_export_that_would_change_vectors_is_not_used():
+    pytest.importorskip("onnxruntime")
+    import torch
+
+    from finrag.embed import _onnx
+
+    class LengthDependent(torch.nn.Module):  # the export bakes in the branch of its example
+        def forward(self, ids):
+            return (ids.float().mean() if ids.shape[1] > 10 else ids.float().sum()).reshape(1)
+
+    assert _onnx(LengthDependent(), WordIds(), 1) is None
+
+
 @pytest.mark.slow
-def test_query_path_is_traced(real_embedder):
+def test_query_path_runs_on_onnxruntime_when_installed(real_embedder):
+    pytest.importorskip("onnxruntime")
     real_embedder.encode_query("warm up")
-    assert type(real_embedder._query_forward).__name__ == "RecursiveScriptModule"
+    assert real_embedder.query_runtime == "onnxruntime"
+
+
+@pytest.mark.slow
+def test_torch_query_path_is_traced_and_gives_the_same_vectors(real_embedder):
+    torch_path = Embedder(query_runtime="torch")
+    assert torch_path.query_runtime == "torchscript"
+    assert type(torch_path._query_forward.module).__name__ == "RecursiveScriptModule"
+    for text in TEXTS:
+        assert np.abs(torch_path.encode_query(text) - real_embedder.encode_query(text)).max() < 1e-5

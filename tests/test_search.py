@@ -217,3 +217,45 @@ def test_fusing_by_page_gives_one_fused_hit_per_page_with_both_votes(data_dir, f
 def test_unknown_fuse_by_is_a_query_error(searcher):
     with pytest.raises(QueryError, match="fuse_by"):
         searcher.search("services", fuse_by="section")
+def _without_timings(result) -> dict:
+    return result.model_dump(exclude={"timings_ms"})
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_overlapped_search_returns_what_the_sequential_one_does(searcher, overlap):
+    sequential = HybridSearcher(searcher.settings, searcher.embedder, overlap=False)
+    searcher.overlap = overlap
+    for query in ("services revenue", "research and development", "supply chain", "capex"):
+        for filters in [Filters(), *FILTERS]:
+            got = searcher.search(query, filters)
+            assert _without_timings(got) == _without_timings(sequential.search(query, filters))
+            assert {"embed", "dense", "bm25", "fuse"} <= set(got.timings_ms)
+    sequential.close()
+
+
+def test_an_embedding_error_reaches_the_caller_from_the_worker(searcher):
+    class Broken:
+        def encode(self, texts):
+            raise RuntimeError("model exploded")
+
+    broken = HybridSearcher(searcher.settings, Broken())
+    with pytest.raises(RuntimeError, match="model exploded"):
+        broken.search("services revenue")
+    broken.close()
+
+
+@pytest.mark.slow
+def test_overlapped_search_on_the_real_model_matches_sequential(sample_index):
+    from finrag.embed import Embedder
+
+    settings = Settings(data_dir=sample_index, qdrant_url=None)
+    overlapped = HybridSearcher(settings, Embedder(query_cache_size=0))
+    sequential = HybridSearcher(settings, Embedder(query_cache_size=0), overlap=False)
+    for query in ("How did services revenue change compared to the prior year?",
+                  "capex and free cash flow", "SG&A expense", "supply chain risk"):
+        for filters in (Filters(), Filters(tickers=["AAPL"]), Filters(fiscal_years=[2024])):
+            a, b = overlapped.search(query, filters), sequential.search(query, filters)
+            assert [h.chunk_id for h in a.fused] == [h.chunk_id for h in b.fused]
+            assert _without_timings(a) == _without_timings(b)
+    overlapped.close()
+    sequential.close()
