@@ -8,92 +8,107 @@ This table is general finance knowledge — definitions as a textbook or an anal
 gives them, for filings at large — not tuned to any question, company or benchmark page.
 
 `expand(query)` returns the line-item phrases for every term the query uses, in table order,
-each once; the searcher appends them to the query (for BM25 and for the dense query) and shows
-them to the user.
+each once, then the title of each statement those items are printed on ("gross margin" ->
+"consolidated statements of operations income"); the searcher appends them to the query (for
+BM25 and for the dense query) and shows them to the user.
 """
 
 from __future__ import annotations
 
 import re
 
-# term patterns (regex over the lower-cased query, word-bounded) -> statement wording
-_TABLE: list[tuple[str, str]] = [
+# The statement a line item is printed on, added once to a query that asks for the item or a
+# ratio built from it: the statement's title heads its page (and every chunk's BM25 text carries
+# its page's title), so the query finds the page the figures are on, not a passage that only
+# mentions them.
+IS = "consolidated statements of operations income"
+BS = "consolidated balance sheets"
+CF = "consolidated statements of cash flows"
+
+# term pattern (regex over the lower-cased query, word-bounded) -> statement wording, and the
+# statements those line items are printed on
+_TABLE: list[tuple[str, str, tuple[str, ...]]] = [
     # the statements themselves
     (r"balance sheets?|statements? of financial (?:position|condition)",
-     "consolidated balance sheets total assets total liabilities shareholders equity"),
+     "consolidated balance sheets total assets total liabilities shareholders equity", ()),
     (r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss",
-     "consolidated statements of operations income net revenue"),
+     "consolidated statements of operations income net revenue", ()),
     (r"cash ?flows? statements?|statements? of cash ?flows?",
-     "consolidated statements of cash flows operating activities investing activities"),
+     "consolidated statements of cash flows operating activities investing activities", ()),
     # line items and the ratios built from them
     (r"capex|capital expenditures?|capital spending|capital intensive|capital intensity",
-     "purchases of property plant and equipment capital expenditures"),
+     "purchases of property plant and equipment capital expenditures", (CF,)),
     (r"pp&e|ppne|ppe|fixed assets?",
-     "property plant and equipment net"),
+     "property plant and equipment net", (BS,)),
     (r"cogs|cost of goods sold",
-     "cost of sales cost of revenue cost of goods sold"),
+     "cost of sales cost of revenue cost of goods sold", (IS,)),
     (r"gross margins?|gross profit",
-     "gross profit gross margin net sales cost of sales"),
+     "gross profit gross margin net sales cost of sales", (IS,)),
     (r"operating margins?|operating profit|ebit|operating income",
-     "operating income net revenue"),
+     "operating income net revenue", (IS,)),
     (r"ebitda",
-     "operating income depreciation and amortization"),
+     "operating income depreciation and amortization", (IS,)),
     (r"d&a|depreciation",
-     "depreciation and amortization"),
+     "depreciation and amortization", (CF,)),
     (r"working capital|current ratio|liquidity ratio",
-     "total current assets total current liabilities"),
+     "total current assets total current liabilities", (BS,)),
     (r"quick ratio|acid test",
-     "cash and cash equivalents marketable securities accounts receivable total current liabilities"),
+     "cash and cash equivalents marketable securities accounts receivable total current liabilities",
+     (BS,)),
     (r"free cash ?flows?|fcf|cash ?flow conversion|cash conversion",
-     "net cash provided by operating activities purchases of property and equipment"),
+     "net cash provided by operating activities purchases of property and equipment", (CF,)),
     (r"operating cash ?flows?|cash (?:flow )?from operations",
-     "net cash provided by operating activities"),
+     "net cash provided by operating activities", (CF,)),
     (r"inventory turnover|days inventory|dio",
-     "inventories cost of sales"),
+     "inventories cost of sales", (IS, BS)),
     (r"days payable|dpo|payables? turnover",
-     "accounts payable cost of sales inventories"),
+     "accounts payable cost of sales inventories", (IS, BS)),
     (r"days sales outstanding|dso|receivables? turnover",
-     "accounts receivable net revenue"),
+     "accounts receivable net revenue", (IS, BS)),
     (r"asset turnover|return on assets|roa",
-     "total assets net income revenue"),
+     "total assets net income revenue", (IS, BS)),
     (r"return on equity|roe",
-     "net income total shareholders equity"),
+     "net income total shareholders equity", (IS, BS)),
     (r"debt to equity|leverage ratio|total debt|net debt|debt on (?:the )?balance sheet",
-     "long-term debt current portion of long-term debt short-term borrowings"),
+     "long-term debt current portion of long-term debt short-term borrowings", (BS,)),
     (r"interest coverage",
-     "interest expense operating income"),
+     "interest expense operating income", (IS,)),
     (r"effective tax rate|tax rate",
-     "effective tax rate provision for income taxes income before income taxes"),
+     "effective tax rate provision for income taxes income before income taxes", ()),
     (r"eps|earnings per share",
-     "earnings per share basic diluted net income"),
+     "earnings per share basic diluted net income", (IS,)),
     (r"dividends?|payout ratio",
-     "dividends paid cash dividends declared per share"),
+     "dividends paid cash dividends declared per share", ()),
     (r"buybacks?|share repurchases?|repurchased shares|stock repurchases?",
-     "repurchases of common stock treasury stock"),
+     "repurchases of common stock treasury stock", ()),
     (r"revenue growth|top line|cagr",
-     "total net revenue net sales"),
+     "total net revenue net sales", ()),
     (r"net margin|bottom line|net profit",
-     "net income net revenue"),
+     "net income net revenue", (IS,)),
     (r"r&d",
-     "research and development"),
+     "research and development", ()),
     (r"sg&a",
-     "selling general and administrative"),
+     "selling general and administrative", ()),
     (r"m&a|acquisitions?",
-     "acquisitions business combinations"),
+     "acquisitions business combinations", ()),
     (r"segments?",
-     "segment information reportable segments"),
+     "segment information reportable segments", ()),
     (r"headcount",
-     "employees"),
+     "employees", ()),
     (r"lawsuits?|litigation|legal (?:battles?|proceedings|matters)",
-     "legal proceedings litigation contingencies"),
+     "legal proceedings litigation contingencies", ()),
 ]
-_COMPILED = [(re.compile(rf"(?<![\w&])(?:{pattern})(?![\w&])"), words) for pattern, words in _TABLE]
+_COMPILED = [(re.compile(rf"(?<![\w&])(?:{pattern})(?![\w&])"), words, homes)
+             for pattern, words, homes in _TABLE]
 
 
 def expand(query: str) -> list[str]:
-    """The statement wording for each analyst's term in `query` (in table order, each once)."""
+    """The statement wording for each analyst's term in `query` (in table order, each once),
+    then the statements those line items are printed on (each once)."""
     text = query.lower().replace("-", " ").replace("\u2019", "'")
-    return [words for pattern, words in _COMPILED if pattern.search(text)]
+    found = [(words, homes) for pattern, words, homes in _COMPILED if pattern.search(text)]
+    statements = dict.fromkeys(h for _, homes in found for h in homes)
+    return [words for words, _ in found] + list(statements)
 
 
 # Words that instruct rather than ask ("Please answer in USD millions, rounded to one decimal

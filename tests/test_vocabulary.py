@@ -24,7 +24,8 @@ def test_terms_match_whole_words_only():
 
 def test_each_expansion_once_in_table_order():
     got = expand("gross margin and gross profit, gross margins")
-    assert len(got) == 1
+    assert got == ["gross profit gross margin net sales cost of sales",
+                   "consolidated statements of operations income"]
 
 
 def test_bm25_expansion_adds_new_tokens_once_after_the_query():
@@ -38,3 +39,15 @@ def test_instruction_words_leave_the_bm25_query_but_finance_words_stay():
     assert tokens == ["one", "2018", "capex", "cash", "flow", "statement"]
     # a query made only of such words is kept as typed rather than emptied
     assert bm25_tokens("explain the calculation", []) == ["explain", "calculation"]
+
+
+def test_line_items_bring_the_title_of_the_statement_they_are_printed_on_once():
+    got = expand("Has the gross margin improved? What drove COGS?")
+    assert got[-1] == "consolidated statements of operations income"
+    assert sum("statements of operations" in e for e in got) == 1
+    both = expand("inventory turnover")  # cost of sales over average inventories
+    assert "consolidated statements of operations income" in both
+    assert "consolidated balance sheets" in both
+    assert expand("working capital")[-1] == "consolidated balance sheets"
+    assert expand("free cash flow")[-1] == "consolidated statements of cash flows"
+    assert expand("Tesla R&D expense") == ["research and development"]  # no statement named
