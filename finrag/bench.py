@@ -71,7 +71,7 @@ def source_corpus(source_dir: Path | None):
     """(chunks, vectors) of an existing index, vectors from its embedding cache."""
     from finrag.cache import EmbeddingCache
     from finrag.embed import Embedder
-    from finrag.index import Index
+    from finrag.index import Index, dense_text
 
     settings = Settings.from_env(source_dir)
     index = Index.open(settings)
@@ -79,7 +79,7 @@ def source_corpus(source_dir: Path | None):
     index.close()
     embedder = Embedder()
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
-    texts = [c.text for c in chunks]
+    texts = [dense_text(c) for c in chunks]
     cache.fill(cache.missing(texts), embedder.encode)
     vectors = cache.get(texts)
     cache.close()

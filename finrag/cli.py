@@ -287,9 +287,13 @@ def _eval_financebench(args) -> int:
     embedder = Embedder()
     docs = {q.document.pdf: q.document for q in questions}
     overrides = {pdf: {"ticker": d.ticker, "fiscal_year": d.fiscal_year} for pdf, d in docs.items()}
+    stale = not _cache_usable(settings)
+    if stale:
+        print(f"note: the cached index in {data_dir} was built by another finrag version; "
+              "rebuilding it from the PDFs", file=sys.stderr)
     with Progress(enabled=sys.stderr.isatty()) as progress:
         report = build(sorted(docs), settings, embedder, embedder.count_tokens,
-                       overrides=overrides, progress=progress)
+                       overrides=overrides, progress=progress, rebuild=stale)
     for f in report.filings:
         if f.status == "failed":
             print(f"not indexed: {f.error}", file=sys.stderr)
@@ -307,6 +311,20 @@ def _eval_financebench(args) -> int:
         financebench.plot(result, args.plot)
     print(json.dumps(result, indent=2) if args.json else _eval_table(result))
     return EXIT_OK
+
+
+def _cache_usable(settings) -> bool:
+    """False when the evaluation's own cached index cannot be opened by this finrag (another
+    format, model or tokenizer): it holds only the benchmark's PDFs, so it is rebuilt from them."""
+    from finrag.index import Index, IndexUnavailable, current_generation
+
+    if current_generation(settings.data_dir) is None:
+        return True
+    try:
+        Index.open(settings).close()
+    except IndexUnavailable:
+        return False
+    return True
 
 
 def _eval_table(r: dict) -> str:

@@ -4,11 +4,12 @@ Layout of a data directory::
 
     CURRENT                 name of the published generation (replaced atomically)
     generations/<name>/     one complete, immutable index generation
-        manifest.json       model, dim, tokenizer version, BM25 parameters, backend, counts
+        manifest.json       format, model, dim, tokenizer version, BM25 parameters, backend, counts
         chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type)
         bm25/               lexical index (row i = chunk row i)
         vectors/            Qdrant edge shard (embedded backend only)
-    embeddings.sqlite       cache of vectors by text hash: re-ingesting re-embeds nothing
+    embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
+                            re-ingesting re-embeds nothing
     build.lock              one build at a time
 
 Readers never see a half-built index: a build writes a new generation under a temporary name,
@@ -33,7 +34,9 @@ from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
 from finrag.tokens import TOKENIZER_VERSION, tokenize
 
-FORMAT_VERSION = 2
+# 3: the dense vector embeds `dense_text` (the page's title lines above the chunk), not the bare
+# chunk text; an index of format 2 is refused with the rebuild command
+FORMAT_VERSION = 3
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 
@@ -50,6 +53,16 @@ def bm25_text(chunk: Chunk) -> str:
     its page's title lines (a statement's name sits only above its first rows)."""
     return (f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title} "
             f"{chunk.heading}\n{chunk.text}")
+
+
+def dense_text(chunk: Chunk) -> str:
+    """What the model embeds: the chunk under its page's title lines ("CONSOLIDATED STATEMENTS
+    OF INCOME (Millions)"), so every chunk of a statement page, not only its first, says which
+    statement its rows belong to. A chunk that already opens with the title is embedded as is."""
+    heading = chunk.heading.strip()
+    if not heading or chunk.text.startswith(heading[:40]):
+        return chunk.text
+    return f"{heading}\n{chunk.text}"
 
 
 def text_signature(text: str) -> str:

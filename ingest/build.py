@@ -30,6 +30,7 @@ from finrag.index import (
     Index,
     crash_point,
     current_generation,
+    dense_text,
     publish,
     write_generation,
 )
@@ -208,7 +209,7 @@ def _count_new(read, old: list[Chunk]) -> None:
 def _embed(settings, embedder, chunks, progress) -> int:
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
     try:
-        todo = cache.missing([c.text for c in chunks])
+        todo = cache.missing([dense_text(c) for c in chunks])
         if progress:
             progress.embedding(len(todo), len(chunks))
         cache.fill(todo, embedder.encode, on_batch=lambda n: _embedded(progress, n))
@@ -226,7 +227,7 @@ def _embedded(progress, n: int) -> None:
 def _write(settings, embedder, chunks) -> str:
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
     try:
-        vectors = cache.get([c.text for c in chunks]) if chunks else np.zeros((0, embedder.dim))
+        vectors = cache.get([dense_text(c) for c in chunks]) if chunks else np.zeros((0, embedder.dim))
     finally:
         cache.close()
     name = _next_name(settings.data_dir)

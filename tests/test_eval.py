@@ -84,6 +84,21 @@ def test_eval_command_scores_methods_and_reuses_its_index(tmp_path, monkeypatch,
     assert again["index"]["generation"] == first["index"]["generation"]
     assert again["filter"] == "none"
 
+    # an index cached by an older finrag (another format) is rebuilt from the PDFs, not refused
+    manifest = tmp_path / "d" / "generations" / first["index"]["generation"] / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"format": 3', '"format": 2'))
+    assert cli.main(args) == 0
+    out, err = capsys.readouterr()
+    rebuilt = json.loads(out)
+    assert "rebuilding it from the PDFs" in err
+    assert rebuilt["index"]["generation"] != first["index"]["generation"]
+    assert _quality(rebuilt) == _quality(first)
+
+
+def _quality(report: dict) -> dict:
+    return {m: {k: v for k, v in s.items() if k != "median_ms"}
+            for m, s in report["methods"].items()}
+
 
 def test_eval_command_names_a_missing_file(tmp_path, capsys):
     code = cli.main(["eval", "financebench", "--questions", str(tmp_path / "nope.jsonl"),

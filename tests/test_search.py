@@ -259,3 +259,22 @@ def test_overlapped_search_on_the_real_model_matches_sequential(sample_index):
             assert _without_timings(a) == _without_timings(b)
     overlapped.close()
     sequential.close()
+
+
+@pytest.mark.slow
+def test_every_row_of_a_statement_page_is_found_under_the_statement_title(sample_index,
+                                                                          real_embedder):
+    """The title heads only the first chunk of a statement page; the model embeds it above every
+    chunk of the page, so dense search for the statement finds its rows, not other tables."""
+    searcher = HybridSearcher(Settings(data_dir=sample_index, qdrant_url=None), real_embedder)
+    result = searcher.search("Tesla consolidated statements of cash flows",
+                             Filters(tickers=["TSLA"], fiscal_years=[2024], chunk_types=["table"]),
+                             top_k=5)
+    searcher.close()
+    pages = [h.chunk.page for h in result.dense]
+    title_page = next(h.chunk.page for h in result.dense
+                      if "Statements of Cash Flows" in h.chunk.heading)
+    assert pages.count(title_page) >= 4, pages
+    untitled = [h for h in result.dense
+                if h.chunk.page == title_page and "Statements of Cash Flows" not in h.chunk.text]
+    assert len(untitled) >= 3  # rows found through the title above them, not their own words
