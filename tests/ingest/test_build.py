@@ -166,3 +166,23 @@ def _cached(path: Path) -> int:
         return 0
     finally:
         con.close()
+
+
+def test_if_missing_skips_a_usable_index_and_names_the_fix_for_an_old_one(built, tmp_path, capsys):
+    import shutil
+
+    from ingest.cli import main
+
+    _, settings, _ = built
+    copy = tmp_path / "data"
+    shutil.copytree(settings.data_dir, copy)
+    args = ["build", "--sample", "--if-missing", "--data-dir", str(copy)]
+    assert main(args) == 0
+    assert "nothing to do" in capsys.readouterr().out
+
+    manifest = copy / "generations" / current_generation(copy) / "manifest.json"
+    old = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**old, "format": old["format"] - 1}))
+    assert main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--rebuild" in err[0] and str(copy) in err[0]
