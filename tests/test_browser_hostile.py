@@ -98,9 +98,9 @@ def test_hostile_filing_shows_as_text_in_a_real_browser(tmp_path):
                     expander.click()  # the whole chunk, as st.text
                 page.wait_for_timeout(1000)  # let anything that would run, run
 
-                shown = page.locator(".st-key-col-fused").inner_text()
-                for text in HOSTILE:
-                    assert text in shown, f"not shown as text: {text}"
+                for text in HOSTILE:  # waits for the expanders to render on a loaded machine
+                    sync_api.expect(fused).to_contain_text(text, use_inner_text=True,
+                                                         timeout=30_000)
                 for key in ("col-dense", "col-bm25", "col-fused", "answer"):
                     block = page.locator(f".st-key-{key}")
                     for selector in FORBIDDEN:
