@@ -287,13 +287,12 @@ def _eval_financebench(args) -> int:
     embedder = Embedder()
     docs = {q.document.pdf: q.document for q in questions}
     overrides = {pdf: {"ticker": d.ticker, "fiscal_year": d.fiscal_year} for pdf, d in docs.items()}
-    stale = not _cache_usable(settings)
-    if stale:
-        print(f"note: the cached index in {data_dir} was built by another finrag version; "
-              "rebuilding it from the PDFs", file=sys.stderr)
+    problem = _cache_problem(settings)
+    if problem:
+        print(f"note: {problem}; rebuilding it from the PDFs", file=sys.stderr)
     with Progress(enabled=sys.stderr.isatty()) as progress:
         report = build(sorted(docs), settings, embedder, embedder.count_tokens,
-                       overrides=overrides, progress=progress, rebuild=stale)
+                       overrides=overrides, progress=progress, rebuild=bool(problem))
     for f in report.filings:
         if f.status == "failed":
             print(f"not indexed: {f.error}", file=sys.stderr)
@@ -313,18 +312,19 @@ def _eval_financebench(args) -> int:
     return EXIT_OK
 
 
-def _cache_usable(settings) -> bool:
-    """False when the evaluation's own cached index cannot be opened by this finrag (another
-    format, model or tokenizer): it holds only the benchmark's PDFs, so it is rebuilt from them."""
-    from finrag.index import Index, IndexUnavailable, current_generation
+def _cache_problem(settings) -> str | None:
+    """Why the evaluation's own cached index cannot be used by this finrag (another format,
+    model or tokenizer, or a damaged manifest), else None. It holds only the benchmark's PDFs,
+    so such an index is rebuilt from them."""
+    from finrag.index import NO_INDEX_HINT, IndexUnavailable, current_generation, read_manifest
 
-    if current_generation(settings.data_dir) is None:
-        return True
+    name = current_generation(settings.data_dir)
     try:
-        Index.open(settings).close()
-    except IndexUnavailable:
-        return False
-    return True
+        if name is not None:
+            read_manifest(settings.data_dir, name)
+    except IndexUnavailable as exc:  # the message without its advice to the user
+        return str(exc).split(": rebuild it with")[0].split(f"; {NO_INDEX_HINT}")[0]
+    return None
 
 
 def _eval_table(r: dict) -> str:

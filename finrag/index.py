@@ -59,9 +59,9 @@ def dense_text(chunk: Chunk) -> str:
     """What the model embeds: the chunk under its page's title lines ("CONSOLIDATED STATEMENTS
     OF INCOME (Millions)"), so every chunk of a statement page, not only its first, says which
     statement its rows belong to. A chunk that already opens with the title is embedded as is."""
-    heading = chunk.heading.strip()
-    if not heading or chunk.text.startswith(heading[:40]):
-        return chunk.text
+    heading = " ".join(chunk.heading.split())
+    if not heading or " ".join(chunk.text.split()).startswith(heading[:40]):
+        return chunk.text  # its title lines are its first lines (joined by newlines there)
     return f"{heading}\n{chunk.text}"
 
 
@@ -290,6 +290,24 @@ class Columns:
     rows: dict[str, int] | None = None
 
 
+def read_manifest(data_dir: Path, name: str) -> dict:
+    """A generation's manifest, checked against this finrag (format, model, tokenizer): reads
+    only manifest.json, so it is cheap enough to ask before deciding to build."""
+    path = data_dir / GENERATIONS / name
+    try:
+        manifest = json.loads((path / "manifest.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError) as exc:
+        raise IndexUnavailable(f"index generation {path} is damaged ({exc}); {NO_INDEX_HINT}")
+    expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION}
+    for key, want in expected.items():
+        if manifest.get(key) != want:
+            raise IndexUnavailable(
+                f"index in {data_dir} was built with {key}={manifest.get(key)!r}, "
+                f"this finrag uses {want!r}: rebuild it with `python -m ingest build --rebuild ...`"
+            )
+    return manifest
+
+
 class Index:
     """A published generation, opened read-only."""
 
@@ -297,8 +315,7 @@ class Index:
         self.settings = settings
         self.name = name
         self.path = settings.data_dir / GENERATIONS / name
-        self.manifest = self._manifest()
-        self._check_compatible()
+        self.manifest = read_manifest(settings.data_dir, name)
         self._db = sqlite3.connect(
             f"file:{self.path / 'chunks.sqlite'}?mode=ro&immutable=1", uri=True,
             check_same_thread=False,
@@ -403,22 +420,6 @@ class Index:
     def close(self) -> None:
         self.vectors.close()
         self._db.close()
-
-    def _manifest(self) -> dict:
-        try:
-            return json.loads((self.path / "manifest.json").read_text())
-        except (FileNotFoundError, json.JSONDecodeError) as exc:
-            raise IndexUnavailable(f"index generation {self.path} is damaged ({exc}); {NO_INDEX_HINT}")
-
-    def _check_compatible(self) -> None:
-        m = self.manifest
-        expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION}
-        for key, want in expected.items():
-            if m.get(key) != want:
-                raise IndexUnavailable(
-                    f"index in {self.settings.data_dir} was built with {key}={m.get(key)!r}, "
-                    f"this finrag uses {want!r}: rebuild it with `python -m ingest build --rebuild ...`"
-                )
 
     def _columns(self) -> Columns:
         rows = self._db.execute(

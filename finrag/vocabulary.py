@@ -107,8 +107,10 @@ def expand(query: str) -> list[str]:
     then the statements those line items are printed on (each once)."""
     text = query.lower().replace("-", " ").replace("\u2019", "'")
     found = [(words, homes) for pattern, words, homes in _COMPILED if pattern.search(text)]
-    statements = dict.fromkeys(h for _, homes in found for h in homes)
-    return [words for words, _ in found] + list(statements)
+    phrases = [words for words, _ in found]
+    statements = dict.fromkeys(h for _, homes in found for h in homes
+                               if not any(h in words for words in phrases))
+    return phrases + list(statements)
 
 
 # Words that instruct rather than ask ("Please answer in USD millions, rounded to one decimal

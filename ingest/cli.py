@@ -79,14 +79,15 @@ def _download(args) -> int:
 
 def _build(args) -> int:
     from finrag.embed import Embedder
-    from finrag.index import Index, current_generation
+    from finrag.index import current_generation, read_manifest
     from ingest.build import build
     from ingest.progress import Progress
     from ingest.sample import unpack_sample
 
     settings = Settings.from_env(args.data_dir)
-    if args.if_missing and current_generation(settings.data_dir):
-        Index.open(settings).close()  # one this finrag cannot read is an error with the fix
+    name = current_generation(settings.data_dir)
+    if args.if_missing and name and not args.rebuild:
+        read_manifest(settings.data_dir, name)  # one this finrag cannot read: an error, the fix
         print(f"index exists in {settings.data_dir}; nothing to do")
         return EXIT_OK
     paths = list(args.paths)

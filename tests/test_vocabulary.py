@@ -51,3 +51,9 @@ def test_line_items_bring_the_title_of_the_statement_they_are_printed_on_once():
     assert expand("working capital")[-1] == "consolidated balance sheets"
     assert expand("free cash flow")[-1] == "consolidated statements of cash flows"
     assert expand("Tesla R&D expense") == ["research and development"]  # no statement named
+
+
+def test_a_statement_the_query_already_asks_for_is_not_added_again():
+    got = expand("cash flow statement capex")
+    assert sum("consolidated statements of cash flows" in e for e in got) == 1
+    assert sum("consolidated balance sheets" in e for e in expand("balance sheet working capital")) == 1

@@ -186,3 +186,38 @@ def test_if_missing_skips_a_usable_index_and_names_the_fix_for_an_old_one(built,
     assert main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--rebuild" in err[0] and str(copy) in err[0]
+
+
+def test_the_model_embeds_each_chunk_under_its_page_title_once():
+    from finrag.index import dense_text
+    from finrag.models import Chunk
+
+    def chunk(text, heading=""):
+        return Chunk(chunk_id="0" * 32, ticker="AAPL", fiscal_year=2024, chunk_type="table",
+                     text=text, heading=heading)
+
+    assert dense_text(chunk("Net sales | 391,035")) == "Net sales | 391,035"
+    title = "Apple Inc. CONSOLIDATED STATEMENTS OF OPERATIONS (In millions)"
+    assert dense_text(chunk("Net sales | 391,035", title)) == f"{title}\nNet sales | 391,035"
+    # the page's first chunk holds the title lines itself, one per line: not repeated
+    first = "Apple Inc.\nCONSOLIDATED STATEMENTS OF OPERATIONS\n(In millions)\nNet sales | 391,035"
+    assert dense_text(chunk(first, title)) == first
+
+
+def test_the_build_embeds_dense_text_not_the_bare_chunk(built):
+    from finrag.cache import EmbeddingCache
+    from finrag.index import dense_text
+
+    _, settings, _ = built
+    index = Index.open(settings)
+    chunks = index.all_chunks()
+    index.close()
+    titled = [c for c in chunks if dense_text(c) != c.text]
+    assert len(titled) > 50  # statement rows, notes pages: every row under its page's title
+    embedder = FakeEmbedder()
+    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
+    try:
+        assert cache.missing([dense_text(c) for c in chunks]) == []
+        assert len(cache.missing([c.text for c in titled])) > 0
+    finally:
+        cache.close()
