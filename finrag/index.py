@@ -5,7 +5,7 @@ Layout of a data directory::
     CURRENT                 name of the published generation (replaced atomically)
     generations/<name>/     one complete, immutable index generation
         manifest.json       format, model, dim, tokenizer version, BM25 parameters, backend, counts
-        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type)
+        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page
         bm25/               lexical index (row i = chunk row i)
         vectors/            Qdrant edge shard (embedded backend only)
     embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
@@ -35,7 +35,8 @@ from finrag.models import Chunk, Filters
 from finrag.tokens import TOKENIZER_VERSION, tokenize
 
 # 3: the dense vector embeds `dense_text` (the page's title lines above the chunk), not the bare
-# chunk text; an index of format 2 is refused with the rebuild command
+# chunk text, and the chunk table has a page column; an index of format 2 is refused with the
+# rebuild command
 FORMAT_VERSION = 3
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
@@ -147,13 +148,13 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
     con.execute(
         "CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, ticker TEXT,"
         " company TEXT, fiscal_year INTEGER, chunk_type TEXT, filing_key TEXT, signature TEXT,"
-        " payload TEXT)"
+        " page INTEGER, payload TEXT)"
     )
     con.executemany(
-        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
         (
             (i, c.chunk_id, c.ticker, c.company, c.fiscal_year, c.chunk_type, c.filing_key,
-             text_signature(c.text), c.model_dump_json())
+             text_signature(c.text), c.page, c.model_dump_json())
             for i, c in enumerate(chunks)
         ),
     )
@@ -261,7 +262,8 @@ class Coded:
 
 
 def _isin_codes(column: Coded, wanted: list[str]) -> np.ndarray:
-    codes = [i for i, v in enumerate(column.values) if v in set(wanted)]
+    wanted = set(wanted)
+    codes = [i for i, v in enumerate(column.values) if v in wanted]
     return _isin(column.codes, codes)
 
 
@@ -279,15 +281,17 @@ def _isin(values: np.ndarray, wanted: list) -> np.ndarray:
 @dataclass
 class Columns:
     """Per-row filter columns, for BM25 masks and the app's facets; and, for search, each row's
-    text signature as a small integer (equal codes = equal signatures) and each chunk id's row,
-    so collapsing near-duplicates needs no SQL and hydration reads rows by primary key."""
+    text signature and page of its filing as small integers (equal codes = same text, same
+    page; -1 = page unknown) and each chunk id's row, so collapsing near-duplicates and fusing
+    by page need no SQL and hydration reads rows by primary key."""
 
     chunk_ids: list[str]
     tickers: Coded
     years: np.ndarray
     types: Coded
-    signatures: np.ndarray | None = None
-    rows: dict[str, int] | None = None
+    signatures: np.ndarray
+    pages: np.ndarray
+    rows: dict[str, int]
 
 
 def read_manifest(data_dir: Path, name: str) -> dict:
@@ -384,17 +388,16 @@ class Index:
         return {c: int(codes[rows[c]]) for c in chunk_ids if c in rows}
 
     def pages(self, chunk_ids: list[str]) -> dict[str, str]:
-        """chunk id -> page key, for fusion by page: "<filing key>:p<page>", or the chunk id
-        where the page is unknown, so such a chunk is a unit of its own."""
-        rows = [self.columns.rows[c] for c in chunk_ids if c in self.columns.rows]
-        if not rows:
-            return {}
-        marks = ",".join("?" * len(rows))
-        found = self._db.execute(
-            f"SELECT chunk_id, filing_key, json_extract(payload, '$.page') FROM chunks"
-            f" WHERE row IN ({marks})", rows,
-        ).fetchall()
-        return {cid: cid if page is None else f"{filing}:p{page}" for cid, filing, page in found}
+        """chunk id -> page key, for fusion by page: the same key for the chunks of one page of
+        one filing, or the chunk id where the page is unknown, so such a chunk is a unit of its
+        own (unknown ids are left out), from memory."""
+        rows, codes = self.columns.rows, self.columns.pages
+        out = {}
+        for c in chunk_ids:
+            if c in rows:
+                code = int(codes[rows[c]])
+                out[c] = c if code < 0 else f"p{code}"
+        return out
 
     def all_chunks(self) -> list[Chunk]:
         rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()
@@ -423,18 +426,24 @@ class Index:
 
     def _columns(self) -> Columns:
         rows = self._db.execute(
-            "SELECT chunk_id, ticker, signature, fiscal_year, chunk_type FROM chunks ORDER BY row"
+            "SELECT chunk_id, ticker, signature, fiscal_year, chunk_type, filing_key, page"
+            " FROM chunks ORDER BY row"
         ).fetchall()
         chunk_ids = [r[0] for r in rows]
         codes: dict[str, int] = {}
         signatures = np.fromiter((codes.setdefault(r[2], len(codes)) for r in rows),
                                  dtype=np.int32, count=len(rows))
+        page_codes: dict[tuple, int] = {}
+        pages = np.fromiter((-1 if r[6] is None else page_codes.setdefault((r[5], r[6]),
+                                                                          len(page_codes))
+                             for r in rows), dtype=np.int32, count=len(rows))
         return Columns(
             chunk_ids=chunk_ids,
             tickers=Coded.of([r[1] for r in rows]),
             years=np.array([r[3] for r in rows], dtype=np.int64),
             types=Coded.of([r[4] for r in rows]),
             signatures=signatures,
+            pages=pages,
             rows={cid: i for i, cid in enumerate(chunk_ids)},
         )
 

@@ -227,7 +227,8 @@ def _embedded(progress, n: int) -> None:
 def _write(settings, embedder, chunks) -> str:
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
     try:
-        vectors = cache.get([dense_text(c) for c in chunks]) if chunks else np.zeros((0, embedder.dim))
+        vectors = (cache.get([dense_text(c) for c in chunks]) if chunks
+                   else np.zeros((0, embedder.dim)))
     finally:
         cache.close()
     name = _next_name(settings.data_dir)
