@@ -7,7 +7,7 @@ Layout of a data directory::
         manifest.json       format, model, dim, tokenizer version, BM25 parameters, backend, counts
         chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page
         bm25/               lexical index (row i = chunk row i)
-        vectors/            Qdrant edge shard (embedded backend only)
+        vectors/            Qdrant edge shard (embedded backend only): page-context vectors
     embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
                             re-ingesting re-embeds nothing
     build.lock              one build at a time
@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
+from finrag import config
 from finrag.config import EMBED_DIM, MODEL_NAME, Settings
 from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
@@ -37,7 +39,8 @@ from finrag.tokens import TOKENIZER_VERSION, tokenize
 # 3: the dense vector embeds `dense_text` (the page's title lines above the chunk), not the bare
 # chunk text, and the chunk table has a page column; an index of format 2 is refused with the
 # rebuild command
-FORMAT_VERSION = 3
+# 4: the vector store keeps page-context vectors (`page_context_vectors`), not the bare embeddings
+FORMAT_VERSION = 4
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 
@@ -64,6 +67,40 @@ def dense_text(chunk: Chunk) -> str:
     if not heading or " ".join(chunk.text.split()).startswith(heading[:40]):
         return chunk.text  # its title lines are its first lines (joined by newlines there)
     return f"{heading}\n{chunk.text}"
+
+
+def page_context_vectors(chunks: list[Chunk], vectors: np.ndarray, weight: float) -> np.ndarray:
+    """What the vector store keeps for each chunk: its embedding blended with the mean
+    embedding of the chunks on its page (same filing, same page), renormalized:
+    normalize((1 - weight) x own + weight x normalize(page mean)).
+
+    A page is what an analyst reads as one unit. A statement's rows are split into several
+    chunks, and most of them say nothing of what the statement is about ("Total 10,524 |
+    9,430"); a narrative page's chunks share its topic. Pulling each chunk toward its page
+    lets a question about the page find all of its chunks, while the chunk's own words still
+    decide which of them ranks first. A chunk whose page is unknown keeps its own vector.
+    Each page depends only on its own chunks, so the vectors of a filing do not change when
+    other filings are added or removed."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if not len(chunks) or weight == 0:
+        return vectors
+    codes: dict[tuple[str, int], int] = {}
+    page = np.fromiter((-1 if c.page is None else codes.setdefault((c.filing_key, c.page),
+                                                                     len(codes))
+                        for c in chunks), dtype=np.int64, count=len(chunks))
+    known = page >= 0
+    if not known.any():
+        return vectors
+    rows = np.flatnonzero(known)
+    members = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (page[rows], rows)),
+                                shape=(len(codes), len(chunks)))  # page x chunk
+    pages = np.asarray(members @ vectors)
+    pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-12)
+    context = pages[np.maximum(page, 0)]
+    context[~known] = vectors[~known]  # an unknown page: the chunk is its own context
+    out = (1 - weight) * vectors + weight * context
+    out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+    return out
 
 
 def text_signature(text: str) -> str:
@@ -110,13 +147,15 @@ def write_generation(
     bm25 = BM25Index.build([tokenize(bm25_text(c)) for c in chunks])
     bm25.save(tmp / "bm25")
     crash_point("bm25")
-    backend = _write_vectors(settings, tmp, name, chunks, vectors)
+    stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
+    backend = _write_vectors(settings, tmp, name, chunks, stored)
     manifest = {
         "format": FORMAT_VERSION,
         "generation": name,
         "model": model_name,
         "dim": int(vectors.shape[1]) if len(vectors) else EMBED_DIM,
         "tokenizer": TOKENIZER_VERSION,
+        "page_context": config.PAGE_CONTEXT,
         "bm25": {"k1": bm25.k1, "b": bm25.b, "idf": bm25.idf_variant},
         "backend": backend,
         "chunks": len(chunks),
