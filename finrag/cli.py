@@ -316,14 +316,14 @@ def _cache_problem(settings) -> str | None:
     """Why the evaluation's own cached index cannot be used by this finrag (another format,
     model or tokenizer, or a damaged manifest), else None. It holds only the benchmark's PDFs,
     so such an index is rebuilt from them."""
-    from finrag.index import NO_INDEX_HINT, IndexUnavailable, current_generation, read_manifest
+    from finrag.index import IndexUnavailable, current_generation, read_manifest
 
     name = current_generation(settings.data_dir)
     try:
         if name is not None:
             read_manifest(settings.data_dir, name)
-    except IndexUnavailable as exc:  # the message without its advice to the user
-        return str(exc).split(": rebuild it with")[0].split(f"; {NO_INDEX_HINT}")[0]
+    except IndexUnavailable as exc:
+        return exc.reason  # why, without the advice to rebuild: the eval rebuilds it itself
     return None
 
 

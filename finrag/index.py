@@ -24,6 +24,7 @@ import json
 import os
 import signal
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,12 @@ GENERATIONS = "generations"
 
 
 class IndexUnavailable(RuntimeError):
-    """The index is missing or cannot be used; the message says what to do."""
+    """The index is missing or cannot be used; the message says what to do, `reason` only why
+    (for a caller that fixes it by itself)."""
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 NO_INDEX_HINT = "run `python -m ingest build --sample` (or `python -m ingest build PATH...`)"
@@ -69,6 +75,14 @@ def dense_text(chunk: Chunk) -> str:
     return f"{heading}\n{chunk.text}"
 
 
+def page_codes(pages: Iterable[tuple[str, int | None]]) -> np.ndarray:
+    """(filing key, page) of each chunk -> a small integer per distinct page of a filing, in
+    first-seen order; -1 where the page is unknown."""
+    codes: dict[tuple[str, int], int] = {}
+    return np.fromiter((-1 if p is None else codes.setdefault((f, p), len(codes))
+                        for f, p in pages), dtype=np.int64)
+
+
 def page_context_vectors(chunks: list[Chunk], vectors: np.ndarray, weight: float) -> np.ndarray:
     """What the vector store keeps for each chunk: its embedding blended with the mean
     embedding of the chunks on its page (same filing, same page), renormalized:
@@ -84,16 +98,13 @@ def page_context_vectors(chunks: list[Chunk], vectors: np.ndarray, weight: float
     vectors = np.asarray(vectors, dtype=np.float32)
     if not len(chunks) or weight == 0:
         return vectors
-    codes: dict[tuple[str, int], int] = {}
-    page = np.fromiter((-1 if c.page is None else codes.setdefault((c.filing_key, c.page),
-                                                                     len(codes))
-                        for c in chunks), dtype=np.int64, count=len(chunks))
+    page = page_codes((c.filing_key, c.page) for c in chunks)
     known = page >= 0
     if not known.any():
         return vectors
     rows = np.flatnonzero(known)
     members = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (page[rows], rows)),
-                                shape=(len(codes), len(chunks)))  # page x chunk
+                                shape=(int(page.max()) + 1, len(chunks)))  # page x chunk
     pages = np.asarray(members @ vectors)
     pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-12)
     context = pages[np.maximum(page, 0)]
@@ -340,13 +351,15 @@ def read_manifest(data_dir: Path, name: str) -> dict:
     try:
         manifest = json.loads((path / "manifest.json").read_text())
     except (FileNotFoundError, json.JSONDecodeError) as exc:
-        raise IndexUnavailable(f"index generation {path} is damaged ({exc}); {NO_INDEX_HINT}")
+        reason = f"index generation {path} is damaged ({exc})"
+        raise IndexUnavailable(f"{reason}; {NO_INDEX_HINT}", reason=reason) from exc
     expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION}
     for key, want in expected.items():
         if manifest.get(key) != want:
+            reason = (f"index in {data_dir} was built with {key}={manifest.get(key)!r}, "
+                      f"this finrag uses {want!r}")
             raise IndexUnavailable(
-                f"index in {data_dir} was built with {key}={manifest.get(key)!r}, "
-                f"this finrag uses {want!r}: rebuild it with `python -m ingest build --rebuild ...`"
+                f"{reason}: rebuild it with `python -m ingest build --rebuild ...`", reason=reason
             )
     return manifest
 
@@ -472,10 +485,7 @@ class Index:
         codes: dict[str, int] = {}
         signatures = np.fromiter((codes.setdefault(r[2], len(codes)) for r in rows),
                                  dtype=np.int32, count=len(rows))
-        page_codes: dict[tuple, int] = {}
-        pages = np.fromiter((-1 if r[6] is None else page_codes.setdefault((r[5], r[6]),
-                                                                          len(page_codes))
-                             for r in rows), dtype=np.int32, count=len(rows))
+        pages = page_codes((r[5], r[6]) for r in rows).astype(np.int32)
         return Columns(
             chunk_ids=chunk_ids,
             tickers=Coded.of([r[1] for r in rows]),

@@ -6,8 +6,8 @@ else between sentences, else between words, so the chunk text itself is never tr
 the embedder. (The model embeds it under its page's title lines, `finrag.index.dense_text`,
 which the budget does not count: 0.6% of FinanceBench's chunks then run past the window, by a
 median of 6 word pieces cut from their end.) Tables: kept whole where they fit, else split by
-rows with the caption and header rows repeated on every piece; the text is readable rows ("Net sales | 260,174 | 265,595") and
-the grid stays in the payload for display.
+rows with the caption and header rows repeated on every piece; the text is readable rows
+("Net sales | 260,174 | 265,595") and the grid stays in the payload for display.
 
 Chunk ids derive from the filing, the section, the ordinal and the text, so the same filing
 always yields the same ids.
