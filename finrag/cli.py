@@ -287,6 +287,7 @@ def _eval_financebench(args) -> int:
     embedder = Embedder()
     docs = {q.document.pdf: q.document for q in questions}
     overrides = {pdf: {"ticker": d.ticker, "fiscal_year": d.fiscal_year} for pdf, d in docs.items()}
+    _refuse_foreign_index(settings.data_dir, args.pdfs)
     problem = _cache_problem(settings)
     if problem:
         print(f"note: {problem}; rebuilding it from the PDFs", file=sys.stderr)
@@ -310,6 +311,28 @@ def _eval_financebench(args) -> int:
         financebench.plot(result, args.plot)
     print(json.dumps(result, indent=2) if args.json else _eval_table(result))
     return EXIT_OK
+
+
+def _refuse_foreign_index(data_dir: Path, pdfs: Path) -> None:
+    """The eval adds the benchmark's PDFs to the index in its data dir, and rebuilds it when
+    this finrag cannot read it: pointed at an analyst's own index, it would mix the benchmark
+    into it or drop its filings. Only an index of PDFs from the benchmark's folder (by file
+    name, so the directory it was run from does not matter) is the eval's own."""
+    from finrag.index import IndexUnavailable, indexed_sources
+
+    try:
+        sources = indexed_sources(data_dir)
+    except IndexUnavailable as exc:
+        raise ValueError(f"--data-dir {data_dir}: {exc.reason}; give the eval a directory of "
+                         "its own") from None
+    ours = {p.name for p in Path(pdfs).glob("*.pdf")}
+    foreign = [s for s in sources if Path(s).name not in ours]
+    if foreign:
+        raise ValueError(
+            f"--data-dir {data_dir} holds an index of other filings ({len(foreign)}, e.g. "
+            f"{foreign[0]}): the eval would add the benchmark to it; give the eval a directory "
+            "of its own (default: <data dir>/financebench)"
+        )
 
 
 def _cache_problem(settings) -> str | None:

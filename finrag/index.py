@@ -364,6 +364,27 @@ def read_manifest(data_dir: Path, name: str) -> dict:
     return manifest
 
 
+def indexed_sources(data_dir: Path) -> list[str]:
+    """The source files of the published generation's filings (as they were given to ingest),
+    read from its chunk table alone, so it answers for an index of another format too; [] when
+    nothing is published. Raises IndexUnavailable when the chunk table cannot be read."""
+    name = current_generation(data_dir)
+    if name is None:
+        return []
+    path = data_dir / GENERATIONS / name / "chunks.sqlite"
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = con.execute(
+                "SELECT DISTINCT json_extract(payload, '$.source') FROM chunks").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        reason = f"cannot read the chunk table {path} ({exc})"
+        raise IndexUnavailable(f"{reason}; {NO_INDEX_HINT}", reason=reason) from exc
+    return sorted(r[0] or "" for r in rows)
+
+
 class Index:
     """A published generation, opened read-only."""
 

@@ -106,3 +106,30 @@ def test_eval_command_names_a_missing_file(tmp_path, capsys):
                      "--pdfs", str(tmp_path), "--doc-index", str(tmp_path / "d.csv")])
     err = capsys.readouterr().err.strip()
     assert code == 1 and "nope.jsonl: not found" in err and len(err.splitlines()) == 1
+
+
+def test_eval_command_refuses_an_index_of_other_filings(tmp_path, monkeypatch, capsys):
+    """Pointed at an analyst's own data dir, the eval would add the benchmark's PDFs to it."""
+    from finrag.config import Settings
+    from finrag.index import Index, current_generation
+    from ingest.build import build
+    from ingest.sample import unpack_sample
+
+    monkeypatch.setattr("finrag.embed.Embedder", _FastEmbedder)
+    data = tmp_path / "mine"
+    filing = unpack_sample(tmp_path / "src") / "sec-edgar-filings" / "AAPL" / "10-K"
+    build([filing], Settings(data_dir=data, qdrant_url=None), _FastEmbedder(),
+          _FastEmbedder().count_tokens)
+    before = current_generation(data)
+
+    code = cli.main(["eval", "financebench", *_two_questions(tmp_path), "--data-dir", str(data)])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and len(err.splitlines()) == 1
+    assert f"--data-dir {data} holds an index of other filings" in err
+    assert "directory of its own" in err
+    assert current_generation(data) == before  # nothing added, nothing rebuilt
+    index = Index.open(Settings(data_dir=data, qdrant_url=None))
+    try:
+        assert index.facets()["companies"] == {"AAPL": "Apple Inc."}
+    finally:
+        index.close()
