@@ -979,14 +979,23 @@ def _text_block(paragraph: str) -> Block:
 def _read_pdf(path: Path, raw: bytes) -> _Doc:
     blocks: list[Block] = []
     for number, page_text in enumerate(_pdf_pages(path, raw), start=1):
-        for paragraph in _pdf_paragraphs(page_text):
-            block = _text_block(paragraph)
-            if not _is_page_footer(block):
-                block.page = number
-                blocks.append(block)
+        page = _without_page_marks([_text_block(p) for p in _pdf_paragraphs(page_text)])
+        for block in page:
+            block.page = number
+        blocks.extend(page)
     if not blocks:
         raise ReadError(f"{_label(path)}: no extractable text in the PDF (scanned?); skipped")
     return _Doc(path, blocks, {}, _cover_meta(blocks))
+
+
+def _without_page_marks(page: list[Block]) -> list[Block]:
+    """A page's blocks less its printed page number or footer line, which sit at its top or
+    bottom edge. A bare number inside the page is a table cell: some PDFs put every cell of a
+    statement on a line of its own ("Stock-based compensation expense", "302", "324", "298"),
+    and dropping every short number there lost 906 figures from 3M's 2018 10-K."""
+    end = len(page) - 1 if page and _is_page_footer(page[-1]) else len(page)
+    start = 1 if end and _is_page_footer(page[0]) else 0
+    return page[start:end]
 
 
 def _pdf_paragraphs(page_text: str) -> list[str]:

@@ -289,6 +289,30 @@ def test_encrypted_pdf_reads_with_pages():
     assert all(b.page is not None for b in filing.blocks)
 
 
+def test_pdf_statement_keeps_its_short_figures_and_drops_the_page_number(tmp_path):
+    """3M's 2018 10-K prints each cell of its statements on a line of its own; a bare "302"
+    there is a figure, not a page number, and must reach the chunk text."""
+    from pypdf import PdfReader, PdfWriter
+
+    pdf = SHARED / "financebench" / "pdfs" / "3M_2018_10K.pdf"
+    if not pdf.exists():
+        pytest.skip(f"needs {pdf} (FinanceBench PDFs are CC-BY-NC, read from the shared data)")
+    writer = PdfWriter()
+    for n in (0, 59):  # the cover (metadata) and the cash-flow statement, printed page 60
+        writer.add_page(PdfReader(pdf).pages[n])
+    small = tmp_path / "mmm-2018.pdf"
+    with open(small, "wb") as fh:
+        writer.write(fh)
+    statement = [b.text for b in read_filing(small, ticker="MMM", fiscal_year=2018).blocks
+                 if b.page == 2]
+    at = statement.index("Stock-based compensation expense")
+    assert statement[at + 1: at + 4] == ["302", "324", "298"]
+    at = statement.index("Company pension and postretirement expense")
+    assert statement[at + 1: at + 4] == ["410", "334", "250"]
+    assert statement[0] == "Table of Contents" and statement[-1] != "60"
+    assert statement[-1].startswith("The accompanying Notes")
+
+
 def test_largest_html_filing_reads_fast():
     doc = max(shared("filings").rglob("*.html"), key=lambda p: p.stat().st_size)
     started = time.perf_counter()
