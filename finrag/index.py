@@ -36,6 +36,7 @@ from finrag.config import EMBED_DIM, MODEL_NAME, Settings
 from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
 from finrag.tokens import TOKENIZER_VERSION, tokenize
+from finrag.vocabulary import PHRASES_FINGERPRINT, phrase_terms
 
 # 3: the dense vector embeds `dense_text` (the page's title lines above the chunk), not the bare
 # chunk text, and the chunk table has a page column; an index of format 2 is refused with the
@@ -63,6 +64,13 @@ def bm25_text(chunk: Chunk) -> str:
     its page's title lines (a statement's name sits only above its first rows)."""
     return (f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title} "
             f"{chunk.heading}\n{chunk.text}")
+
+
+def bm25_terms(chunk: Chunk) -> list[str]:
+    """BM25's terms for a chunk: the tokens of `bm25_text`, then the statement-wording pairs
+    among them (`finrag.vocabulary.PHRASES`)."""
+    tokens = tokenize(bm25_text(chunk))
+    return tokens + phrase_terms(tokens)
 
 
 def dense_text(chunk: Chunk) -> str:
@@ -155,7 +163,7 @@ def write_generation(
     tmp = root / f".tmp-{name}"
     tmp.mkdir(parents=True)
     _write_chunks(tmp / "chunks.sqlite", chunks)
-    bm25 = BM25Index.build([tokenize(bm25_text(c)) for c in chunks])
+    bm25 = BM25Index.build([bm25_terms(c) for c in chunks])
     bm25.save(tmp / "bm25")
     crash_point("bm25")
     stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
@@ -166,6 +174,7 @@ def write_generation(
         "model": model_name,
         "dim": int(vectors.shape[1]) if len(vectors) else EMBED_DIM,
         "tokenizer": TOKENIZER_VERSION,
+        "phrases": PHRASES_FINGERPRINT,
         "page_context": config.PAGE_CONTEXT,
         "bm25": {"k1": bm25.k1, "b": bm25.b, "idf": bm25.idf_variant},
         "backend": backend,
@@ -353,7 +362,8 @@ def read_manifest(data_dir: Path, name: str) -> dict:
     except (FileNotFoundError, json.JSONDecodeError) as exc:
         reason = f"index generation {path} is damaged ({exc})"
         raise IndexUnavailable(f"{reason}; {NO_INDEX_HINT}", reason=reason) from exc
-    expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION}
+    expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION,
+                "phrases": PHRASES_FINGERPRINT}
     for key, want in expected.items():
         if manifest.get(key) != want:
             reason = (f"index in {data_dir} was built with {key}={manifest.get(key)!r}, "

@@ -23,7 +23,7 @@ from finrag.index import Index
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query
-from finrag.vocabulary import instruction_words
+from finrag.vocabulary import instruction_words, phrase_terms
 
 _INSTRUCTIONS = instruction_words()
 
@@ -199,12 +199,16 @@ class HybridSearcher:
 
 def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
     """The query's own tokens (repeats count, as typed) less instruction words ("please",
-    "round", "decimal"), then each expansion token not already asked for, once: an expansion
-    widens the query without outweighing what the user typed."""
+    "round", "decimal"), then each expansion token not already asked for, once, then each
+    expansion's statement-wording pairs ("current_liability"), once: an expansion widens the
+    query without outweighing what the user typed, and prefers pages that print its line items
+    as phrases. Pairs of the user's own words are not asked for: alone they lowered FinanceBench's
+    fused MRR (filing filter .68 -> .66) and beside the expansion's pairs they added nothing."""
     own = [t for t in tokenize(text) if t not in _INSTRUCTIONS] or tokenize(text)
     seen = set(own)
     extra = []
-    for token in tokenize(" ".join(expansions)):
+    phrases = [t for e in expansions for t in phrase_terms(tokenize(e))]
+    for token in tokenize(" ".join(expansions)) + phrases:
         if token not in seen:
             seen.add(token)
             extra.append(token)

@@ -15,7 +15,10 @@ BM25 and for the dense query) and shows them to the user.
 
 from __future__ import annotations
 
+import hashlib
 import re
+
+from finrag.tokens import tokenize
 
 # The statement a line item is printed on, added once to a query that asks for the item or a
 # ratio built from it: the statement's title heads its page (and every chunk's BM25 text carries
@@ -26,16 +29,17 @@ BS = "consolidated balance sheets"
 CF = "consolidated statements of cash flows"
 
 # term pattern (regex over the lower-cased query, word-bounded) -> statement wording, and the
-# statements those line items are printed on
-_TABLE: list[tuple[str, str, tuple[str, ...]]] = [
-    # the statements themselves
+# statements those line items are printed on. First the statements themselves:
+_STATEMENTS: list[tuple[str, str, tuple[str, ...]]] = [
     (r"balance sheets?|statements? of financial (?:position|condition)",
      "consolidated balance sheets total assets total liabilities shareholders equity", ()),
     (r"income statements?|statements? of (?:income|operations|earnings)|p&l|profit and loss",
      "consolidated statements of operations income net revenue", ()),
     (r"cash ?flows? statements?|statements? of cash ?flows?",
      "consolidated statements of cash flows operating activities investing activities", ()),
-    # line items and the ratios built from them
+]
+# then line items and the ratios built from them:
+_LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
     (r"capex|capital expenditures?|capital spending|capital intensive|capital intensity",
      "purchases of property plant and equipment capital expenditures", (CF,)),
     (r"pp&e|ppne|ppe|fixed assets?",
@@ -98,8 +102,37 @@ _TABLE: list[tuple[str, str, tuple[str, ...]]] = [
     (r"lawsuits?|litigation|legal (?:battles?|proceedings|matters)",
      "legal proceedings litigation contingencies", ()),
 ]
+_TABLE = _STATEMENTS + _LINE_ITEMS
 _COMPILED = [(re.compile(rf"(?<![\w&])(?:{pattern})(?![\w&])"), words, homes)
              for pattern, words, homes in _TABLE]
+
+
+def pair(first: str, second: str) -> str:
+    """The BM25 term of two adjacent tokens; "_" is never part of a token, so it is unique."""
+    return f"{first}_{second}"
+
+
+def _pairs(words: str) -> set[str]:
+    tokens = tokenize(words)
+    return {pair(a, b) for a, b in zip(tokens, tokens[1:])}
+
+
+# Adjacent token pairs of the line items' wording ("current_liability", "property_plant").
+# BM25 indexes each chunk's occurrences of them as extra terms, and a query asks for the pairs
+# of its expansions, so a page printing "Total current liabilities" as a line item outscores one
+# with "total", "current" and "liabilities" scattered over it. Pairs of the statement titles are
+# left out: every chunk's BM25 text already carries its page's title, so doubling them would lift
+# every statement page of every filing alike. Only these pairs are indexed: the vocabulary stays
+# small and opening an index stays fast. The index records their fingerprint; a change to the
+# wording asks for a rebuild.
+PHRASES = frozenset(set().union(*(_pairs(w) for _, w, _ in _LINE_ITEMS))
+                    - set().union(*(_pairs(t) for t in (IS, BS, CF))))
+PHRASES_FINGERPRINT = hashlib.sha256(" ".join(sorted(PHRASES)).encode()).hexdigest()[:12]
+
+
+def phrase_terms(tokens: list[str]) -> list[str]:
+    """The vocabulary's pairs found among adjacent `tokens`, in order, repeats kept."""
+    return [t for t in (pair(a, b) for a, b in zip(tokens, tokens[1:])) if t in PHRASES]
 
 
 def expand(query: str) -> list[str]:

@@ -276,3 +276,29 @@ def test_every_row_of_a_statement_page_is_found_under_the_statement_title(sample
                        if "Statements of Cash Flows" in h.chunk.heading), None)
     assert title_page is not None, pages
     assert pages.count(title_page) >= 4, pages  # tables: none holds the title in its own text
+
+
+def test_a_page_printing_the_line_items_outranks_one_with_their_words_scattered(data_dir,
+                                                                              fake_embedder):
+    # "working capital" expands to "total current assets total current liabilities"; both
+    # chunks hold those words, only the balance sheet rows hold them as the line items' phrases
+    rows = ("Inventories | 4,366 | 4,034\nTotal current assets | 13,709 | 14,277\n"
+            "Accounts payable | 2,266 | 1,945\nAccrued payroll | 749 | 870\n"
+            "Total current liabilities | 7,244 | 7,687")
+    scattered = ("Current tax liabilities and assets: the total of liabilities for uncertain "
+                 "positions is current, and the total of deferred assets is reviewed each year.")
+    others = ["Net sales increased 3% driven by higher services revenue.",
+              "Research and development expense grew as we hired engineers.",
+              "Supply chain disruptions could affect our ability to stock stores."]
+    chunks = [Chunk(chunk_id=f"{i:032x}", ticker="MMM", fiscal_year=2018,
+                    chunk_type="table" if text == rows else "narrative", section="Item 8",
+                    text=text, filing_key="MMM2018")
+              for i, text in enumerate([scattered, rows, *others])]
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    searcher = HybridSearcher(settings, fake_embedder)
+    result = searcher.search("What is the working capital?", top_k=5)
+    searcher.close()
+    assert [h.chunk.text for h in result.bm25][:2] == [rows, scattered]

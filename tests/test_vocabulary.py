@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from finrag.search import bm25_tokens
-from finrag.vocabulary import expand
+from finrag.tokens import tokenize
+from finrag.vocabulary import expand, phrase_terms
 
 
 def test_analyst_terms_map_to_line_items():
@@ -30,7 +31,18 @@ def test_each_expansion_once_in_table_order():
 
 def test_bm25_expansion_adds_new_tokens_once_after_the_query():
     tokens = bm25_tokens("cost of sales cost", ["cost of sales cost of revenue"])
-    assert tokens == ["cost", "sales", "cost", "revenue"]
+    # then the expansion's line-item pairs; "sales_cost" straddles two items, as a statement
+    # printing "Net sales" above "Cost of sales" does
+    assert tokens == ["cost", "sales", "cost", "revenue", "cost_sales", "sales_cost",
+                      "cost_revenue"]
+
+
+def test_phrase_terms_are_the_line_items_pairs_in_order_and_not_the_titles():
+    tokens = tokenize("Total current liabilities | 7,244 CONSOLIDATED BALANCE SHEETS "
+                      "Net cash provided by operating activities")
+    assert phrase_terms(tokens) == ["total_current", "current_liability", "net_cash",
+                                    "cash_provided", "provided_operating", "operating_activity"]
+    assert phrase_terms(tokenize("the current year and a total of liabilities")) == []
 
 
 def test_instruction_words_leave_the_bm25_query_but_finance_words_stay():
