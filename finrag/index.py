@@ -67,7 +67,7 @@ def bm25_text(chunk: Chunk) -> str:
 
 
 def bm25_terms(chunk: Chunk) -> list[str]:
-    """BM25's terms for a chunk: the tokens of `bm25_text`, then the statement-wording pairs
+    """BM25's terms for a chunk: the tokens of `bm25_text`, then the line-item pairs
     among them (`finrag.vocabulary.PHRASES`)."""
     tokens = tokenize(bm25_text(chunk))
     return tokens + phrase_terms(tokens)

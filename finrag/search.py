@@ -202,13 +202,14 @@ def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
     "round", "decimal"), then each expansion token not already asked for, once, then each
     expansion's statement-wording pairs ("current_liability"), once: an expansion widens the
     query without outweighing what the user typed, and prefers pages that print its line items
-    as phrases. Pairs of the user's own words are not asked for: alone they lowered FinanceBench's
-    fused MRR (filing filter .68 -> .66) and beside the expansion's pairs they added nothing."""
+    as phrases. Pairs of the user's own words are not asked for: measured with every word pair
+    indexed, alone they lowered FinanceBench's fused MRR (filing filter .68 -> .66) and beside
+    the expansion's pairs they added nothing (.721 -> .719)."""
     own = [t for t in tokenize(text) if t not in _INSTRUCTIONS] or tokenize(text)
     seen = set(own)
     extra = []
-    phrases = [t for e in expansions for t in phrase_terms(tokenize(e))]
-    for token in tokenize(" ".join(expansions)) + phrases:
+    each = [tokenize(e) for e in expansions]
+    for token in [t for ts in each for t in ts] + [t for ts in each for t in phrase_terms(ts)]:
         if token not in seen:
             seen.add(token)
             extra.append(token)

@@ -122,8 +122,8 @@ def _pairs(words: str) -> set[str]:
 # of its expansions, so a page printing "Total current liabilities" as a line item outscores one
 # with "total", "current" and "liabilities" scattered over it. Pairs of the statement titles are
 # left out: every chunk's BM25 text already carries its page's title, so doubling them would lift
-# every statement page of every filing alike. Only these pairs are indexed: the vocabulary stays
-# small and opening an index stays fast. The index records their fingerprint; a change to the
+# every statement page of every filing alike. Only these pairs are indexed, so the BM25
+# vocabulary grows by their number, not by every word pair of every chunk. The index records their fingerprint; a change to the
 # wording asks for a rebuild.
 PHRASES = frozenset(set().union(*(_pairs(w) for _, w, _ in _LINE_ITEMS))
                     - set().union(*(_pairs(t) for t in (IS, BS, CF))))
