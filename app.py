@@ -26,7 +26,7 @@ link = {key: st.query_params.get_all(key) for key in LINKED}  # before the widge
 @st.cache_resource
 def get_searcher() -> HybridSearcher:
     embedder = Embedder()
-    embedder.encode(["warm up"])  # load the model with the page, not on the first question
+    embedder.encode_query("warm up")  # the query model loads with the page
     return HybridSearcher(Settings.from_env(), embedder)
 
 

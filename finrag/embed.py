@@ -10,18 +10,25 @@ produced). A search query takes a shorter path to the same vector: the model's `
 tokenizer, one forward pass of the same weights under `torch.inference_mode`, mean pooling and
 normalization, i.e. what sentence-transformers does for this model minus its per-call overhead,
 on one thread (on 2 cores shared with other work, 2 threads mostly wait on each other). That
-module is exported to ONNX in memory once, when the model loads (~3 s), and run by ONNX Runtime,
-~2x faster than torch on one core for a query (MLAS's small-matrix GEMMs; the 36 matrix products
-are ~90% of a query's forward pass); without onnxruntime, or if its vectors differed from
-torch's, the module is traced and frozen with TorchScript (~1.5 s), ~1.3x faster than eager
-mode. Either way the vectors equal `encode`'s within ~2e-7 (tested; the figures are in the
-README). Query vectors are kept in a small LRU cache keyed by the query text: the app re-runs
-the same question on every filter change.
+module is exported to ONNX once and run by ONNX Runtime, faster than torch on one core for a
+query (MLAS's small-matrix GEMMs do the 36 matrix products that dominate a query's forward pass);
+without onnxruntime, or if its vectors differed from torch's, the module is traced and frozen
+with TorchScript. Either way the vectors equal `encode`'s within ~2e-7 (tested).
+
+The exported model is kept on disk (`onnx_cache_dir()`), keyed by the SHA-256 of the model's
+weights and the export settings, with a probe vector to check it on load: a later process (a
+CLI, the app) runs queries without importing torch or sentence-transformers at all. Query
+vectors are kept in a small LRU cache keyed by the query text: the app re-runs the same
+question on every filter change.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import os
+import tempfile
 import threading
 from collections import OrderedDict
 from functools import cached_property
@@ -33,6 +40,8 @@ from finrag.config import EMBED_DIM, MODEL_MAX_TOKENS, MODEL_NAME
 
 QUERY_CACHE_SIZE = 256  # query vectors kept (1.5 KB each)
 QUERY_THREADS = 1  # threads for one query: on 2 shared cores, 2 threads wait on each other
+ONNX_EXPORT = "opset17-meanpool-v1"  # part of the cached model's key: bump when the export changes
+PROBE = "revenue"  # the text whose vector is stored beside a cached export and checked on load
 
 
 def model_path() -> Path:
@@ -160,7 +169,12 @@ class Embedder:
         """token ids -> normalized float32 vector, with the weights inside sentence-transformers
         (the same ones `encode` uses), after checking that its pipeline is the one reproduced
         here. ONNX Runtime when it is installed, allowed (`query_runtime`) and gives the same
-        vectors as torch; else torch, traced and frozen (or eager)."""
+        vectors as torch; else torch, traced and frozen (or eager). A cached export (see the
+        module docstring) is used without loading torch."""
+        if self._runtime == "auto":
+            session = _cached_onnx(self._query_tokenizer, self.query_threads)
+            if session is not None:
+                return _OnnxForward(session)
         model = self._load()
         kinds = [type(m).__name__ for m in model]
         if kinds != ["Transformer", "Pooling", "Normalize"] or _pooling_mode(model[1]) != "mean":
@@ -209,15 +223,15 @@ class _OnnxForward:
 
 
 def _onnx(module, tokenizer, threads: int):
-    """An ONNX Runtime session of `module` (exported in memory, ~3 s, with the model's load),
-    if onnxruntime and onnx are installed and the session gives torch's vectors within 1e-5 on
-    inputs of other lengths than the exported one; else None. One query runs ~2x faster than
-    the frozen TorchScript module on one core (figures in the README)."""
+    """An ONNX Runtime session of `module` (exported in memory with the model's load), if
+    onnxruntime and onnx are installed and the session gives torch's vectors within 1e-5 on
+    inputs of other lengths than the exported one; else None. A checked export is saved to the
+    on-disk cache for the next process."""
     import io
     import warnings
 
     try:
-        import onnxruntime as ort
+        import onnxruntime  # noqa: F401
         import torch
         from transformers.utils import logging as hf_logging
     except ImportError:
@@ -236,26 +250,106 @@ def _onnx(module, tokenizer, threads: int):
                               input_names=["ids"], output_names=["vector"],
                               dynamic_axes={"ids": {1: "tokens"}}, opset_version=17,
                               dynamo=False)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.log_severity_level = 3  # errors only
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = ort.InferenceSession(buffer.getvalue(), options,
-                                       providers=["CPUExecutionProvider"])
-        del buffer
+        exported = buffer.getvalue()
+        session = _session(exported, threads)
         with torch.inference_mode():
-            for probe in ("revenue", "net sales by product category and geography " * 30):
+            for probe in (PROBE, "net sales by product category and geography " * 30):
                 want = module(ids(probe)).numpy()
                 got = session.run(None, {"ids": ids(probe).numpy()})[0]
                 if got.shape != want.shape or np.abs(got - want).max() > 1e-5:
                     return None
+            _save_export(exported, module(ids(PROBE)).numpy())
     except Exception:  # no exporter for this model, or a session that cannot load: use torch
         return None
     finally:
         hf_logging.set_verbosity(verbosity)
     return session
+
+
+def _session(model_bytes_or_path, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3  # errors only
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model_bytes_or_path, options, providers=["CPUExecutionProvider"])
+
+
+def onnx_cache_dir() -> Path:
+    """Where exported query models are kept: $FINRAG_CACHE_DIR/onnx, else ~/.cache/finrag/onnx."""
+    root = os.environ.get("FINRAG_CACHE_DIR") or Path.home() / ".cache" / "finrag"
+    return Path(root) / "onnx"
+
+
+def _export_key() -> str:
+    """SHA-256 of the model's weights (memoized per file size and mtime, so a start does not
+    re-read 90 MB) and of the export settings and model config files."""
+    weights = model_path() / "model.safetensors"
+    stat = weights.stat()
+    memo = onnx_cache_dir() / "weights-digest.json"
+    seen = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    digest = known.get(seen)
+    if digest is None:
+        h = hashlib.sha256()
+        with open(weights, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        digest = h.hexdigest()
+        _write_atomic(memo, json.dumps({seen: digest}).encode())
+    h = hashlib.sha256(f"{digest}|{ONNX_EXPORT}|{MODEL_MAX_TOKENS}".encode())
+    for name in ("config.json", "modules.json", "tokenizer.json", "1_Pooling/config.json"):
+        path = model_path() / name
+        h.update(path.read_bytes() if path.exists() else b"")
+    return h.hexdigest()[:24]
+
+
+def _cached_onnx(tokenizer, threads: int):
+    """The session of a cached export whose probe vector still matches, or None (no cache,
+    no onnxruntime, an unreadable or different file: the caller exports anew)."""
+    try:
+        key = _export_key()
+        path = onnx_cache_dir() / f"{key}.onnx"
+        want = np.load(onnx_cache_dir() / f"{key}.probe.npy")
+        session = _session(str(path), threads)
+        got = session.run(None, {"ids": np.array([tokenizer.encode(PROBE).ids], dtype=np.int64)})
+        if got[0].shape != want.shape or np.abs(got[0] - want).max() > 1e-6:
+            return None
+    except Exception:  # missing, damaged or foreign file, or no onnxruntime
+        return None
+    return session
+
+
+def _save_export(exported: bytes, probe_vector: np.ndarray) -> None:
+    """Keep a checked export for later processes; a cache that cannot be written is skipped."""
+    try:
+        key = _export_key()
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(probe_vector, dtype=np.float32))
+        _write_atomic(onnx_cache_dir() / f"{key}.probe.npy", buffer.getvalue())
+        _write_atomic(onnx_cache_dir() / f"{key}.onnx", exported)
+    except OSError:
+        pass
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write whole or not at all: concurrent processes never read a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the cache from other users
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _frozen(module, tokenizer):

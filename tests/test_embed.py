@@ -140,3 +140,51 @@ def test_torch_query_path_is_traced_and_gives_the_same_vectors(real_embedder):
     assert type(torch_path._query_forward.module).__name__ == "RecursiveScriptModule"
     for text in TEXTS:
         assert np.abs(torch_path.encode_query(text) - real_embedder.encode_query(text)).max() < 1e-5
+
+
+QUERY_IN_A_FRESH_PROCESS = """
+import sys, numpy as np
+from finrag.embed import Embedder
+e = Embedder()
+v = e.encode_query("capital expenditures")
+np.save(sys.argv[1], v)
+print(e.query_runtime, "torch" in sys.modules, "sentence_transformers" in sys.modules)
+"""
+
+
+def _fresh_query(tmp_path, cache_dir, name):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, FINRAG_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1")
+    out = tmp_path / f"{name}.npy"
+    done = subprocess.run([sys.executable, "-c", QUERY_IN_A_FRESH_PROCESS, str(out)], env=env,
+                          capture_output=True, text=True, timeout=600, check=True)
+    return done.stdout.split(), np.load(out)
+
+
+@pytest.mark.slow
+def test_a_later_process_runs_queries_from_the_cached_export_without_torch(tmp_path,
+                                                                           real_embedder):
+    cache = tmp_path / "cache"
+    first, v1 = _fresh_query(tmp_path, cache, "first")
+    assert first == ["onnxruntime", "True", "True"]  # exported with torch, then saved
+    second, v2 = _fresh_query(tmp_path, cache, "second")
+    assert second == ["onnxruntime", "False", "False"]  # neither torch nor the library loaded
+    assert np.array_equal(v1, v2)
+    want = real_embedder.encode(["capital expenditures"])[0]
+    assert np.abs(v2 - want).max() < 1e-5
+
+    # a damaged export is not used: the next process exports anew instead of failing
+    from finrag.embed import _cached_onnx
+
+    tokenizer = real_embedder._query_tokenizer
+    os_env = {"FINRAG_CACHE_DIR": str(cache)}
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in os_env.items():
+            mp.setenv(key, value)
+        assert _cached_onnx(tokenizer, 1) is not None
+        for f in (cache / "onnx").glob("*.onnx"):
+            f.write_bytes(b"not a model")
+        assert _cached_onnx(tokenizer, 1) is None
