@@ -12,14 +12,21 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from finrag.models import ChunkType, Filters, Hit
 
 DEFAULT_FILE = Path(__file__).with_name("canaries.toml")
 
 
-class Expect(BaseModel):
+class _Strict(BaseModel):
+    """A key the schema does not know is an error: a typo such as `ticker =` for `tickers =`
+    would otherwise run that canary unfiltered and pass."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Expect(_Strict):
     method: Literal["fused", "dense", "bm25"] = "fused"
     within: int = Field(3, ge=1, le=50)
     ticker: str | None = None
@@ -29,7 +36,7 @@ class Expect(BaseModel):
     contains: list[str] = Field(default_factory=list)
 
 
-class Canary(BaseModel):
+class Canary(_Strict):
     name: str
     query: str
     tickers: list[str] = Field(default_factory=list)
@@ -43,6 +50,12 @@ class Canary(BaseModel):
                        chunk_types=self.chunk_types)
 
 
+class CanaryFile(_Strict):
+    """A whole canary file: `[[canary]]` tables and nothing else."""
+
+    canary: list[Canary] = Field(default_factory=list)
+
+
 class CanaryResult(BaseModel):
     name: str
     query: str
@@ -54,14 +67,34 @@ class CanaryResult(BaseModel):
 
 
 def load_canaries(path: Path = DEFAULT_FILE) -> list[Canary]:
+    """The canaries of a TOML file; any problem is a ValueError of one line naming the file,
+    the place in it and what is wrong."""
+    path = Path(path)
     try:
-        data = tomllib.loads(Path(path).read_text())
-        return [Canary.model_validate(c) for c in data.get("canary", [])]
+        return CanaryFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8"))).canary
     except FileNotFoundError:
         raise ValueError(f"canary file {path} not found") from None
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        first = str(exc).splitlines()[0]
-        raise ValueError(f"canary file {path} is invalid: {first}") from None
+    except IsADirectoryError:
+        raise ValueError(f"canary file {path}: Is a directory; give a .toml file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"canary file {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"canary file {path} is invalid: {str(exc).splitlines()[0]}") from None
+    except ValidationError as exc:
+        raise ValueError(f"canary file {path}{_problem(exc.errors()[0])}") from None
+
+
+def _problem(err: dict) -> str:
+    """Pydantic's first error as ': <where>: <what>'."""
+    loc = list(err["loc"])
+    if loc == ["canary"]:
+        return " is invalid: write each canary as [[canary]]"
+    where = {1: "the file", 3: "a canary"}.get(len(loc), ".".join(map(str, loc[2:-1])))
+    if err["type"] == "extra_forbidden":
+        known = {"the file": CanaryFile, "a canary": Canary}.get(where, Expect).model_fields
+        return f": unknown key {loc[-1]!r} in {where} (known: {', '.join(known)})"
+    field = ".".join(str(part) for part in loc[2:]) or "a canary"
+    return f" is invalid: {field}: {err['msg']}"
 
 
 def run_canary(searcher, canary: Canary) -> CanaryResult:

@@ -224,38 +224,9 @@ def _run_canary(searcher, canary):
 
 
 def _load_canaries(path: Path | None):
-    """The canaries of `path`, refused whole on a key the schema does not know: a typo such as
-    `ticker =` for `tickers =` would otherwise run that canary unfiltered and pass."""
-    import tomllib
+    from finrag.canary import DEFAULT_FILE, load_canaries
 
-    from pydantic import ValidationError
-
-    from finrag.canary import DEFAULT_FILE, Canary, Expect, load_canaries
-
-    path = path or DEFAULT_FILE
-    try:
-        canaries = load_canaries(path)
-    except UnicodeDecodeError:
-        raise ValueError(f"canary file {path} is not UTF-8 text") from None
-    except TypeError:  # e.g. `canary = 5`
-        raise ValueError(f"canary file {path} is invalid: write each canary as [[canary]]") from None
-    except ValueError as exc:  # pydantic's first line names no field; say which and why
-        if not isinstance(exc.__context__, ValidationError):
-            raise
-        err = exc.__context__.errors()[0]
-        where = ".".join(str(part) for part in err["loc"]) or "a canary"
-        raise ValueError(f"canary file {path} is invalid: {where}: {err['msg']}") from None
-    data = tomllib.loads(Path(path).read_text())
-    tables = [("the file", data, ["canary"])]
-    for table in data.get("canary", []):
-        tables += [("a canary", table, list(Canary.model_fields)),
-                   ("expect", table.get("expect", {}), list(Expect.model_fields))]
-    for where, table, known in tables:
-        unknown = [k for k in table if k not in known]
-        if unknown:
-            raise ValueError(f"canary file {path}: unknown key {unknown[0]!r} in {where} "
-                             f"(known: {', '.join(known)})")
-    return canaries
+    return load_canaries(path or DEFAULT_FILE)
 
 
 def _print_canary(r) -> None:
@@ -270,11 +241,11 @@ def _print_canary(r) -> None:
 
 def _eval_financebench(args) -> int:
     """Index the PDFs the questions need (ingest's normal path, cached), then score each method."""
-    from finrag import financebench
+    from finrag.measure import financebench
     from finrag.embed import Embedder
     from finrag.search import HybridSearcher
-    from ingest.build import build  # the CLI is a surface: it wires ingest and search together
-    from ingest.progress import Progress
+    from finrag.ingest.build import build  # the CLI is a surface: it wires ingest and search together
+    from finrag.ingest.progress import Progress
 
     if not 1 <= args.k <= 100:
         raise ValueError(f"--k {args.k}: choose 1 to 100")
@@ -367,7 +338,7 @@ def _eval_table(r: dict) -> str:
 
 
 def _bench(args) -> int:
-    from finrag.bench import print_report, run_bench
+    from finrag.measure.bench import print_report, run_bench
 
     report = run_bench(args.chunks, queries=args.queries, work_dir=args.work_dir,
                        source_dir=args.source_dir, naive=not args.no_naive)
@@ -376,7 +347,7 @@ def _bench(args) -> int:
 
 
 def _stress(args) -> int:
-    from finrag.stress import print_report, run_stress
+    from finrag.measure.stress import print_report, run_stress
 
     report = run_stress(args.data_dir, args.clients, args.seconds, args.reingest)
     print(json.dumps(report, indent=2) if args.json else print_report(report))

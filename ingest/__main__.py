@@ -1,5 +1,6 @@
+"""`python -m ingest` from a clone: the ingest job lives in finrag.ingest (installed: `finrag-ingest`)."""
 import sys
 
-from ingest.cli import main
+from finrag.ingest.cli import main
 
 sys.exit(main())

@@ -75,8 +75,8 @@ def sample_index(tmp_path_factory, real_embedder) -> Path:
     Returns its data dir. Tests must not write to it; copy it if they need to.
     """
     from finrag.config import Settings
-    from ingest.build import build
-    from ingest.sample import unpack_sample
+    from finrag.ingest.build import build
+    from finrag.ingest.sample import unpack_sample
 
     data_dir = tmp_path_factory.mktemp("sample") / "data"
     root = unpack_sample(data_dir) / "sec-edgar-filings"

@@ -16,7 +16,7 @@ from test_browser import CHROMIUM, CHROMIUM_ARGS, served_app
 
 from finrag.config import Settings
 from finrag.embed import TokenCounter
-from ingest.build import build
+from finrag.ingest.build import build
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = [

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from finrag.cli import main as finrag_main
-from ingest.cli import main as ingest_main
+from finrag.ingest.cli import main as ingest_main
 
 
 def _run(main, argv, capsys):

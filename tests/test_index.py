@@ -64,7 +64,7 @@ def test_page_context_puts_a_statement_page_first_for_a_question_about_it(tmp_pa
 
     import finrag.config
     from finrag.search import HybridSearcher
-    from ingest.build import build
+    from finrag.ingest.build import build
 
     root = shared_path("financebench")
     pdf = root / "pdfs" / "GENERALMILLS_2020_10K.pdf"

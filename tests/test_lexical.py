@@ -10,8 +10,8 @@ from finrag.tokens import TOKENIZER_VERSION, tokenize
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> list[list[str]]:
-    from ingest.read import read_filing  # real paragraphs of a real 10-K
-    from ingest.sample import unpack_sample
+    from finrag.ingest.read import read_filing  # real paragraphs of a real 10-K
+    from finrag.ingest.sample import unpack_sample
 
     root = unpack_sample(tmp_path_factory.mktemp("lex")) / "sec-edgar-filings"
     unit = root / "AAPL" / "10-K" / "0000320193-24-000123"

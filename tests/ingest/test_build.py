@@ -18,8 +18,8 @@ from conftest import REPO, FakeEmbedder
 from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.index import Index, current_generation
-from ingest.build import build
-from ingest.sample import unpack_sample
+from finrag.ingest.build import build
+from finrag.ingest.sample import unpack_sample
 
 COUNT = TokenCounter().count
 SUBSET = ("AAPL/10-K/0000320193-24-000123", "NVDA/10-K/nvda-20240128")
@@ -119,7 +119,7 @@ from pathlib import Path
 from conftest import FakeEmbedder
 from finrag.config import Settings
 from finrag.embed import TokenCounter
-from ingest.build import build
+from finrag.ingest.build import build
 
 class Slow(FakeEmbedder):
     def encode(self, texts):
@@ -171,7 +171,7 @@ def _cached(path: Path) -> int:
 def test_if_missing_skips_a_usable_index_and_names_the_fix_for_an_old_one(built, tmp_path, capsys):
     import shutil
 
-    from ingest.cli import main
+    from finrag.ingest.cli import main
 
     _, settings, _ = built
     copy = tmp_path / "data"

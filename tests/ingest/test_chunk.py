@@ -2,8 +2,8 @@
 
 from finrag.embed import TokenCounter
 from finrag.models import Block, Filing
-from ingest.chunk import BUDGET, chunk_filing
-from ingest.sections import Section
+from finrag.ingest.chunk import BUDGET, chunk_filing
+from finrag.ingest.sections import Section
 
 COUNT = TokenCounter().count
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from sec_edgar_downloader import _orchestrator, _sec_gateway
 
-from ingest import download as dl_mod
-from ingest.cli import main
-from ingest.download import DownloadError, download, fiscal_year, parse_years
+from finrag.ingest import download as dl_mod
+from finrag.ingest.cli import main
+from finrag.ingest.download import DownloadError, download, fiscal_year, parse_years
 
 EDGAR = Path(__file__).resolve().parents[1] / "fixtures" / "edgar"
 UA_COMPANY, UA_EMAIL = "Acme Research", "ops@acme-research.com"

@@ -25,10 +25,10 @@ from conftest import REPO, FakeEmbedder, word_count
 
 from finrag.config import Settings
 from finrag.index import CRASH_ENV, GENERATIONS, Index, current_generation
-from ingest.build import KEEP_GENERATIONS, build
-from ingest.cli import main as ingest_main
-from ingest.cli import status_json
-from ingest.sample import unpack_sample
+from finrag.ingest.build import KEEP_GENERATIONS, build
+from finrag.ingest.cli import main as ingest_main
+from finrag.ingest.cli import status_json
+from finrag.ingest.sample import unpack_sample
 
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 
@@ -56,7 +56,7 @@ sys.path[:0] = [sys.argv[1], sys.argv[2]]
 from pathlib import Path
 from conftest import FakeEmbedder, word_count
 from finrag.config import Settings
-from ingest.build import build
+from finrag.ingest.build import build
 
 for line in sys.stdin:  # one build a line, each in a forked child: imports are paid once
     job = json.loads(line)

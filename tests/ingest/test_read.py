@@ -1,4 +1,4 @@
-"""ingest.read on real filings: accession folders, iXBRL, SGML, tag-stripped text, PDF, and the
+"""finrag.ingest.read on real filings: accession folders, iXBRL, SGML, tag-stripped text, PDF, and the
 inputs it must refuse with one clear line."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.read import (
+from finrag.ingest.read import (
     ReadError,
     fiscal_year_from_period,
     locate,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from conftest import FakeEmbedder, shared_path, word_count
 from finrag.config import Settings
-from ingest import build as build_module
-from ingest.build import build
+from finrag.ingest import build as build_module
+from finrag.ingest.build import build
 
 
 def _small_pdf(tmp_path: Path, pages: range) -> Path:

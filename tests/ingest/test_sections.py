@@ -1,4 +1,4 @@
-"""ingest.sections: Items found from a filing's own headings, in order, TOC skipped."""
+"""finrag.ingest.sections: Items found from a filing's own headings, in order, TOC skipped."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from finrag.models import Block
-from ingest.read import html_to_blocks, read_filing, text_to_blocks
-from ingest.sections import COVER, split_sections
+from finrag.ingest.read import html_to_blocks, read_filing, text_to_blocks
+from finrag.ingest.sections import COVER, split_sections
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 SHARED = Path(os.environ.get("FINRAG_SHARED_DATA")

@@ -26,11 +26,11 @@ from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import GENERATIONS, Index
 from finrag.search import HybridSearcher
-from ingest import build as build_module
-from ingest.build import build
-from ingest.cli import main as ingest_main
-from ingest.cli import status_json
-from ingest.sample import unpack_sample
+from finrag.ingest import build as build_module
+from finrag.ingest.build import build
+from finrag.ingest.cli import main as ingest_main
+from finrag.ingest.cli import status_json
+from finrag.ingest.sample import unpack_sample
 
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 
@@ -179,7 +179,7 @@ if sys.argv[2] == "answers":
     s = HybridSearcher(Settings(data_dir=Path(sys.argv[3]), qdrant_url=None), Fake())
     print(" ".join(h.chunk_id for h in s.search("services net sales").fused))
 else:
-    from ingest.cli import main
+    from finrag.ingest.cli import main
     sys.exit(main(sys.argv[2:]))
 """
 

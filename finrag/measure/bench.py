@@ -271,7 +271,7 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
 
 
 def _subprocess_query_phase(data_dir: Path, queries: list[str]) -> dict:
-    code = ("import json,sys; from finrag.bench import query_phase; from pathlib import Path; "
+    code = ("import json,sys; from finrag.measure.bench import query_phase; from pathlib import Path; "
             "print(json.dumps(query_phase(Path(sys.argv[1]), json.loads(sys.argv[2]))))")
     env = {**os.environ, "FINRAG_QDRANT_URL": ""}
     out = subprocess.run([sys.executable, "-c", code, str(data_dir), json.dumps(queries)],

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FakeEmbedder, shared_path
 from finrag import cli
-from finrag.eval import MethodScores, Outcome, first_hit, ndcg
+from finrag.measure.eval import MethodScores, Outcome, first_hit, ndcg
 
 
 def test_first_hit_is_the_rank_of_the_first_chunk_on_an_evidence_page():
@@ -112,8 +112,8 @@ def test_eval_command_refuses_an_index_of_other_filings(tmp_path, monkeypatch, c
     """Pointed at an analyst's own data dir, the eval would add the benchmark's PDFs to it."""
     from finrag.config import Settings
     from finrag.index import Index, current_generation
-    from ingest.build import build
-    from ingest.sample import unpack_sample
+    from finrag.ingest.build import build
+    from finrag.ingest.sample import unpack_sample
 
     monkeypatch.setattr("finrag.embed.Embedder", _FastEmbedder)
     data = tmp_path / "mine"

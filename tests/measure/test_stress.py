@@ -13,7 +13,7 @@ from finrag.config import Settings
 from finrag.index import current_generation
 from finrag.models import Filters
 from finrag.search import HybridSearcher
-from finrag.stress import Query, _ask, run_stress
+from finrag.measure.stress import Query, _ask, run_stress
 
 QUERIES = [
     Query("services revenue", Filters()),
@@ -61,7 +61,7 @@ def test_four_query_processes_across_a_reingest_see_one_complete_index(sample_in
 
 
 def test_stress_command_json(sample_index, capsys, monkeypatch):
-    monkeypatch.setattr("finrag.stress.REAL_EMBEDDER", "conftest:FakeEmbedder")  # no torch
+    monkeypatch.setattr("finrag.measure.stress.REAL_EMBEDDER", "conftest:FakeEmbedder")  # no torch
     code = finrag_main(["stress", "--clients", "2", "--seconds", "2", "--json",
                         "--data-dir", str(sample_index)])
     out = json.loads(capsys.readouterr().out)

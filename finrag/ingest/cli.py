@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _download(args) -> int:
-    from ingest.download import DownloadError, download, parse_years
+    from finrag.ingest.download import DownloadError, download, parse_years
 
     try:
         years = parse_years(args.years)
@@ -80,9 +80,9 @@ def _download(args) -> int:
 def _build(args) -> int:
     from finrag.embed import Embedder
     from finrag.index import current_generation, read_manifest
-    from ingest.build import build
-    from ingest.progress import Progress
-    from ingest.sample import unpack_sample
+    from finrag.ingest.build import build
+    from finrag.ingest.progress import Progress
+    from finrag.ingest.sample import unpack_sample
 
     settings = Settings.from_env(args.data_dir)
     name = current_generation(settings.data_dir)
@@ -124,7 +124,7 @@ def _print_report(report) -> None:
 def _fuzz(args) -> int:
     import logging
 
-    from ingest.fuzz import fuzz
+    from finrag.measure.fuzz import fuzz
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # damaged PDFs make it chatty
     shown = sys.stderr.isatty() and not args.json
@@ -146,7 +146,7 @@ def _fuzz_progress(total: int):
 
 
 def _print_fuzz(report) -> None:
-    from ingest.fuzz import BUGS
+    from finrag.measure.fuzz import BUGS
 
     for o in report.outcomes:
         if o.status not in ("ok", "clean"):

@@ -111,7 +111,7 @@ def filters_for(question: Question, mode: str):
 
 def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, **search_kw) -> dict:
     """Run every question through the normal search path; the report `--json` prints."""
-    from finrag.eval import CURVE_DEPTH, METHODS, MethodScores, result_outcomes
+    from finrag.measure.eval import CURVE_DEPTH, METHODS, MethodScores, result_outcomes
 
     overall = {m: MethodScores() for m in METHODS}
     by_type: dict[str, dict[str, MethodScores]] = {}

@@ -35,10 +35,10 @@ from finrag.index import (
     write_generation,
 )
 from finrag.models import Chunk
-from ingest.chunk import chunk_filing
-from ingest.read import ReadError, locate, read_filing
-from ingest.readcache import ReadCache
-from ingest.sections import split_sections
+from finrag.ingest.chunk import chunk_filing
+from finrag.ingest.read import ReadError, locate, read_filing
+from finrag.ingest.readcache import ReadCache
+from finrag.ingest.sections import split_sections
 
 KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
 # Disk a generation takes per chunk when there is none to measure (2,187 sample chunks: 9.2 MB

@@ -2,7 +2,7 @@
 
 import pytest
 
-from finrag.bench import run_bench
+from finrag.measure.bench import run_bench
 
 PHASES = {"embed", "dense", "bm25", "fused"}
 

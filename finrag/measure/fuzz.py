@@ -37,11 +37,11 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ingest.chunk import chunk_filing
-from ingest.read import ReadError, locate, read_filing
-from ingest.sections import split_sections
+from finrag.ingest.chunk import chunk_filing
+from finrag.ingest.read import ReadError, locate, read_filing
+from finrag.ingest.sections import split_sections
 
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ingest"
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "ingest"
 HUGE_BYTES = 50 * 2**20
 HUGE_EVERY = 500  # case n is the 50 MB one when n % HUGE_EVERY == HUGE_EVERY // 2
 CASE_SECONDS = 60.0  # generous: a normal case takes well under 2 s on a loaded 2-core box

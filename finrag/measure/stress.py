@@ -37,7 +37,7 @@ from finrag.models import Filters
 
 REAL_EMBEDDER = "finrag.embed:Embedder"
 POLL_S = 0.005  # how often the publish watcher reads CURRENT
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ACCESSION_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
 
 
@@ -147,7 +147,7 @@ def _reingest(settings, sources, t0, seconds, after) -> dict:
     watcher = threading.Thread(target=_watch, args=(settings.data_dir, old, seen, stop), daemon=True)
     watcher.start()
     env = _child_env()
-    cmd = [sys.executable, "-m", "ingest", "build", "--rebuild", *sources,
+    cmd = [sys.executable, "-m", "finrag.ingest", "build", "--rebuild", *sources,
            "--data-dir", str(settings.data_dir), "--json"]
     started = time.time()
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
@@ -187,7 +187,7 @@ def _last_line(text: str) -> str:
 
 # --- one client ----------------------------------------------------------------------------
 
-_CLIENT = "from finrag.stress import client_main; client_main()"
+_CLIENT = "from finrag.measure.stress import client_main; client_main()"
 
 
 def _child_env() -> dict:

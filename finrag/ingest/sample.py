@@ -1,5 +1,5 @@
 """The bundled sample: five real 10-Ks (AAPL FY2023 + FY2024, NVDA FY2024, TSLA FY2024,
-HD FY2024), gzip-compressed in `ingest/sample/`, unpacked into the data dir to be indexed."""
+HD FY2024), gzip-compressed in `finrag/ingest/sample_filings/`, unpacked into the data dir to be indexed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import gzip
 import shutil
 from pathlib import Path
 
-SAMPLE_DIR = Path(__file__).with_name("sample")
+SAMPLE_DIR = Path(__file__).with_name("sample_filings")
 
 
 def unpack_sample(data_dir: Path) -> Path:

@@ -13,12 +13,12 @@ from conftest import FakeEmbedder
 from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.models import Block
-from ingest import fuzz as fuzzing
-from ingest.build import build
-from ingest.cli import main
-from ingest.fuzz import BUGS, MUTATIONS, make_case, run_case, seed_bytes, write_case
-from ingest.read import ReadError, parse_sgml_header, read_filing
-from ingest.sections import _Heading, _keep_in_order
+from finrag.measure import fuzz as fuzzing
+from finrag.ingest.build import build
+from finrag.ingest.cli import main
+from finrag.measure.fuzz import BUGS, MUTATIONS, make_case, run_case, seed_bytes, write_case
+from finrag.ingest.read import ReadError, parse_sgml_header, read_filing
+from finrag.ingest.sections import _Heading, _keep_in_order
 
 COUNT = TokenCounter().count
 GOOD = "MRX/10-K/0000950153-99-001234/primary-document.html"
@@ -141,7 +141,7 @@ def test_the_safety_net_marks_its_errors_as_internal(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("a reader bug\nwith two lines")
 
-    monkeypatch.setattr("ingest.read.html_to_blocks", broken)
+    monkeypatch.setattr("finrag.ingest.read.html_to_blocks", broken)
     with pytest.raises(ReadError) as info:
         read_filing(_write(tmp_path, seed_bytes("html-1999")))
     assert info.value.internal and "\n" not in str(info.value) and "KeyError" in str(info.value)
@@ -149,8 +149,8 @@ def test_the_safety_net_marks_its_errors_as_internal(tmp_path, monkeypatch):
 
 def test_a_block_with_only_spaces_yields_no_chunk():
     from finrag.models import Filing
-    from ingest.chunk import chunk_filing
-    from ingest.sections import split_sections
+    from finrag.ingest.chunk import chunk_filing
+    from finrag.ingest.sections import split_sections
 
     blocks = [Block(kind="text", text="Item 1. Business"), Block(kind="text", text="   ")]
     filing = Filing(ticker="X", fiscal_year=2020, source="x", blocks=blocks)

@@ -1,0 +1,5 @@
+import sys
+
+from finrag.ingest.cli import main
+
+sys.exit(main())

@@ -1,1 +1,0 @@
-"""finrag ingest: find 10-K filings on disk, read them, cut them into chunks and build the index."""
