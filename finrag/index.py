@@ -227,11 +227,13 @@ def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
     payloads = [_vector_payload(c) for c in chunks]
     dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
     if settings.qdrant_url:
+        from finrag.store.names import collection_name, data_dir_id
         from finrag.store.server import ServerStore
 
-        collection = f"finrag-{name}"
+        owner = data_dir_id(settings.data_dir, create=True)
+        collection = collection_name(owner, name)
         store = ServerStore.create(_client(settings), collection, dim)
-        kind = {"kind": "server", "collection": collection}
+        kind = {"kind": "server", "collection": collection, "data_dir_id": owner}
     else:
         from finrag.store.edge import EdgeStore
 
