@@ -210,3 +210,52 @@ def test_the_data_dir_id_is_kept_across_generations_and_copies_get_their_own(ser
     assert original <= _collections(server)
     assert _search(a, "net sales").dense
     assert _search(copy, "net sales").dense
+
+
+class Died(Exception):
+    """Stands in for a build killed at a crash point (the kill tests SIGKILL; a killed process
+    takes the in-process server with it, so here the build raises instead)."""
+
+
+@pytest.mark.parametrize("point", ["vectors", "flush", "renamed", "publish"])
+def test_a_build_that_died_after_creating_its_collection_does_not_block_the_next(
+        server, tmp_path, monkeypatch, point):
+    a = _build(tmp_path, "a")
+
+    def crash(at: str) -> None:
+        if at == point:
+            raise Died(at)
+
+    monkeypatch.setattr(finrag.index, "crash_point", crash)
+    with pytest.raises(Died):
+        _build(tmp_path, "a", rebuild=True)
+    assert current_generation(a.data_dir) == "gen-000001"
+    assert len(_collections(server)) == 2  # the dead build's collection is on the server
+    monkeypatch.undo()
+    monkeypatch.setattr(finrag.index, "_MEMORY_CLIENT", server)
+    _build(tmp_path, "a", rebuild=True)
+    assert current_generation(a.data_dir) == "gen-000002"
+    assert _collections(server) == _own_collections(a)
+    assert len(_collections(server)) == 2 and _search(a, "net sales").dense
+
+
+def test_a_collection_the_server_could_not_drop_is_dropped_by_a_later_build(
+        server, tmp_path, monkeypatch):
+    from finrag.store.base import StoreError
+    from finrag.store.server import ServerStore
+
+    a = _build(tmp_path, "a")
+    _build(tmp_path, "a", rebuild=True)
+    first = {c for c in _own_collections(a) if c.endswith("gen-000001")}
+
+    def unreachable(cls, client, collection):
+        raise StoreError("server down")
+
+    monkeypatch.setattr(ServerStore, "drop_if_exists", classmethod(unreachable))
+    _build(tmp_path, "a", rebuild=True)  # its garbage collection cannot reach the server
+    assert first <= _collections(server) and first <= _own_collections(a)
+    monkeypatch.undo()
+    monkeypatch.setattr(finrag.index, "_MEMORY_CLIENT", server)
+    _build(tmp_path, "a", rebuild=True)
+    assert current_generation(a.data_dir) == "gen-000004"
+    assert _collections(server) == _own_collections(a) and len(_collections(server)) == 2
