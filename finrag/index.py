@@ -11,6 +11,8 @@ Layout of a data directory::
     embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
                             re-ingesting re-embeds nothing
     build.lock              one build at a time
+    data-dir-id.json        (server backend) the id naming this data dir's Qdrant collections,
+                            finrag-<id>-gen-NNNNNN (finrag.store.names)
 
 Readers never see a half-built index: a build writes a new generation under a temporary name,
 renames it into place, and only then points CURRENT at it. A reader keeps serving the
