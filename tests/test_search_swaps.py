@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-
 from conftest import FakeEmbedder
+
 from finrag.config import Settings
 from finrag.index import Index, publish, write_generation
 from finrag.models import Chunk
@@ -72,7 +72,7 @@ def test_a_query_in_flight_finishes_on_its_generation_across_two_swaps(data_dir,
     def slow_query():
         try:
             outcome["result"] = searcher.search(f"services revenue advertising {SLOW_WORD}")
-        except Exception as exc:  # reported by the assertions below
+        except Exception as exc:  # noqa: BLE001 - reported by the assertions below
             outcome["error"] = exc
 
     worker = threading.Thread(target=slow_query)

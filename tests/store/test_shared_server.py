@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIXTURES, FakeEmbedder, word_count
 from qdrant_client import QdrantClient, models
 
 import finrag.embed
 import finrag.index
-from conftest import FIXTURES, FakeEmbedder, word_count
 from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import Index, current_generation
@@ -132,7 +132,7 @@ def fake_model(monkeypatch):
 
 
 def _one_line_error(capsys, code: int) -> str:
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     return err
 
