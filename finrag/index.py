@@ -11,6 +11,8 @@ Layout of a data directory::
     embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
                             re-ingesting re-embeds nothing
     build.lock              one build at a time
+    data-dir-id.json        (server backend) the id naming this data dir's Qdrant collections,
+                            finrag-<id>-gen-NNNNNN (finrag.store.names)
 
 Readers never see a half-built index: a build writes a new generation under a temporary name,
 renames it into place, and only then points CURRENT at it. A reader keeps serving the
@@ -227,11 +229,13 @@ def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
     payloads = [_vector_payload(c) for c in chunks]
     dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
     if settings.qdrant_url:
+        from finrag.store.names import collection_name, data_dir_id
         from finrag.store.server import ServerStore
 
-        collection = f"finrag-{name}"
+        owner = data_dir_id(settings.data_dir, create=True)
+        collection = collection_name(owner, name)
         store = ServerStore.create(_client(settings), collection, dim)
-        kind = {"kind": "server", "collection": collection}
+        kind = {"kind": "server", "collection": collection, "data_dir_id": owner}
     else:
         from finrag.store.edge import EdgeStore
 

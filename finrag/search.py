@@ -21,6 +21,7 @@ from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
 from finrag.fusion import rrf
 from finrag.index import Index
 from finrag.models import Chunk, Filters, Hit, SearchResult
+from finrag.store.base import StoreError
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query
 from finrag.vocabulary import instruction_words, phrase_terms
@@ -61,24 +62,64 @@ class HybridSearcher:
         self.embedder = embedder
         self.overlap = overlap
         self._index: Index | None = None
-        self._retired: Index | None = None  # kept open one swap longer for in-flight queries
+        # Generations replaced by a newer one and not closed yet. One is closed when no query
+        # holds it (`_queries`) and it is not `_grace`, the last one retired, which stays open
+        # one swap longer for callers of `index` outside a query (the app's facets).
+        self._retired: list[Index] = []
+        self._grace: Index | None = None
+        self._queries: dict[Index, int] = {}  # generation -> queries running on it
         self._lock = threading.Lock()
         self._workers: ThreadPoolExecutor | None = None
 
     @property
     def index(self) -> Index:
         with self._lock:
-            if self._index is None:
-                self._index = Index.open(self.settings)
-            elif self._index.is_stale():
-                fresh = Index.open(self.settings)
-                if self._retired is not None:
-                    self._retired.close()
-                self._retired, self._index = self._index, fresh
-            return self._index
+            return self._current()
 
-    def search(
+    def search(self, query: str, *args, **kwargs) -> SearchResult:
+        """`_search` (arguments below) on the generation published when the query starts: the
+        query holds it to the end, however many generations are published meanwhile."""
+        with self._lock:
+            index = self._current()
+            self._queries[index] = self._queries.get(index, 0) + 1
+        try:
+            return self._search(index, query, *args, **kwargs)
+        finally:
+            with self._lock:
+                self._queries[index] -= 1
+                if not self._queries[index]:
+                    del self._queries[index]
+                self._close_idle()
+
+    def _current(self) -> Index:
+        """The generation to serve (the lock is held): the published one, opened on first use
+        and again when CURRENT names another."""
+        if self._index is None:
+            self._index = Index.open(self.settings)
+        elif self._index.is_stale():
+            fresh = Index.open(self.settings)
+            self._retire(grace=True)
+            self._index = fresh
+        return self._index
+
+    def _retire(self, *, grace: bool) -> None:
+        """Retire the served generation (the lock is held); `grace`: keep it open one swap
+        longer even when no query holds it."""
+        if self._index is not None:
+            self._retired.append(self._index)
+        self._grace = self._index if grace else None
+        self._index = None
+        self._close_idle()
+
+    def _close_idle(self) -> None:
+        """Close every retired generation that no query holds, but the grace one."""
+        for index in [i for i in self._retired if i is not self._grace and i not in self._queries]:
+            self._retired.remove(index)
+            index.close()
+
+    def _search(
         self,
+        index: Index,
         query: str,
         filters: Filters | None = None,
         top_k: int = TOP_K,
@@ -97,7 +138,6 @@ class HybridSearcher:
         filters = filters or Filters()
         text = clean_query(query)
         _check_settings(top_k, k_each, rrf_k, fuse_by)
-        index = self.index
         result = SearchResult(query=text, filters=filters, generation=index.name,
                               expansions=expand_query(text) if expand else [])
         mask = index.mask(filters)
@@ -121,10 +161,9 @@ class HybridSearcher:
         return result
 
     def close(self) -> None:
-        for index in (self._index, self._retired):
-            if index is not None:
-                index.close()
-        self._index = self._retired = None
+        """Close every generation now, but one a query still runs on: that one when it ends."""
+        with self._lock:
+            self._retire(grace=False)
         if self._workers is not None:
             self._workers.shutdown(wait=False)
             self._workers = None
@@ -155,6 +194,7 @@ class HybridSearcher:
         t1 = time.perf_counter()
         hits = index.vectors.search(vector, filters, k_each)
         timings["dense"] = (time.perf_counter() - t1) * 1000
+        _check_known(index, hits)
         return hits
 
     def _bm25(self, index, tokens, mask, k_each, timings) -> list[tuple[str, float]]:
@@ -214,6 +254,19 @@ def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
             seen.add(token)
             extra.append(token)
     return own + extra
+
+
+def _check_known(index: Index, hits: list[tuple[str, float]]) -> None:
+    """Every chunk the vector store returned is one of this generation's: a Qdrant collection
+    overwritten by another writer (another data directory's older finrag, say) is a StoreError
+    naming it, not a KeyError when the hits are looked up."""
+    unknown = next((cid for cid, _ in hits if cid not in index.columns.rows), None)
+    if unknown is not None:
+        where = index.manifest["backend"].get("collection") or index.path / "vectors"
+        raise StoreError(
+            f"the vector store {where} returned chunk {unknown!r}, which index {index.name} does "
+            "not hold: something else overwrote it; rebuild the index with "
+            "`python -m ingest build --rebuild ...`")
 
 
 FUSE_BY = ("page", "chunk")

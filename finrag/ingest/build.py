@@ -35,6 +35,7 @@ from finrag.index import (
     write_generation,
 )
 from finrag.models import Chunk
+from finrag.store.names import collection_name, data_dir_id, owns
 from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.read import ReadError, locate, read_filing
 from finrag.ingest.readcache import ReadCache
@@ -249,8 +250,11 @@ def _published_chunks(settings: Settings) -> list[Chunk]:
 
 
 def _next_name(data_dir: Path) -> str:
+    """One past every generation there, temporary ones included (one whose collection could not
+    be deleted yet is kept, and its name stays taken)."""
     root = data_dir / GENERATIONS
-    return f"gen-{max((_number(p.name) for p in root.glob('gen-*')), default=0) + 1:06d}"
+    names = [p.name.removeprefix(".tmp-") for p in root.glob("*gen-*")]
+    return f"gen-{max((_number(n) for n in names), default=0) + 1:06d}"
 
 
 def _remove_leftovers(settings: Settings) -> None:
@@ -260,7 +264,7 @@ def _remove_leftovers(settings: Settings) -> None:
     the generation readers were actually serving."""
     data_dir = settings.data_dir
     for tmp in (data_dir / GENERATIONS).glob(".tmp-*"):
-        shutil.rmtree(tmp, ignore_errors=True)
+        _drop_generation(settings, tmp)
     current = _number(current_generation(data_dir) or "gen-000000")
     for gen in (data_dir / GENERATIONS).glob("gen-*"):
         if _number(gen.name) > current:
@@ -281,15 +285,35 @@ def _collect_garbage(settings: Settings) -> None:
 
 
 def _drop_generation(settings: Settings, path: Path) -> None:
-    if settings.qdrant_url:
+    """Delete a generation, and its Qdrant collection when this data directory created it
+    (finrag.store.names): a collection of another data directory, or of one made before
+    collections were namespaced, stays on the server. When the server cannot be asked, the
+    generation stays too, so the next build retries and its collection is not forgotten."""
+    collection = _own_collection(settings, path)
+    if collection:
         from finrag.index import _client
+        from finrag.store.base import StoreError
         from finrag.store.server import ServerStore
 
         try:
-            ServerStore.open(_client(settings), f"finrag-{path.name}").drop()
-        except ValueError:
-            pass
+            ServerStore.drop_if_exists(_client(settings), collection)
+        except (StoreError, ValueError):
+            return
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _own_collection(settings: Settings, path: Path) -> str | None:
+    """The Qdrant collection of generation `path` if this data directory created it, else None.
+    Its manifest names it; a generation that died before writing one (`.tmp-gen-...`) had its
+    collection named in this data directory's namespace."""
+    if not settings.qdrant_url:
+        return None
+    own = data_dir_id(settings.data_dir)
+    try:
+        collection = json.loads((path / "manifest.json").read_text())["backend"].get("collection")
+    except (OSError, ValueError, KeyError, AttributeError):
+        collection = collection_name(own, path.name.removeprefix(".tmp-")) if own else None
+    return collection if collection and owns(own, collection) else None
 
 
 def _check_space(settings: Settings, chunks: int) -> None:

@@ -13,6 +13,11 @@ POINT_NAMESPACE = uuid.UUID("6f1c1b9e-3f0a-4d1e-9a55-0b8d1f2c7e41")
 FILTER_FIELDS = {"tickers": "ticker", "fiscal_years": "fiscal_year", "chunk_types": "chunk_type"}
 
 
+class StoreError(RuntimeError):
+    """The vector store failed or holds what this index did not write; the message, one line,
+    names the store and what to do."""
+
+
 def point_id(chunk_id: str) -> str:
     """Qdrant wants integer or UUID ids; a uuid5 of the chunk id is stable everywhere."""
     return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
