@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from finrag.config import K_EACH, RRF_K, Settings
+from finrag.config import K_EACH, RRF_K, TOP_K, Settings
 
 EXIT_OK, EXIT_FAIL = 0, 1
 
@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--ticker", action="append", default=[], help="repeatable")
     s.add_argument("--year", action="append", default=[], help="fiscal year, repeatable")
     s.add_argument("--chunk-type", action="append", default=[], choices=["narrative", "table"])
-    s.add_argument("--k", type=int, default=10, help="results per list")
+    s.add_argument("--k", type=int, default=TOP_K, help="results per list")
     s.add_argument("--k-each", type=int, default=K_EACH, help="candidates per retriever")
     s.add_argument("--rrf-k", type=int, default=RRF_K)
     s.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
@@ -82,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--pdfs", type=Path, required=True, help="folder of the 10-K PDFs")
     f.add_argument("--doc-index", type=Path, required=True, help="doc_name -> ticker, year CSV")
     f.add_argument("--filter", default="filing", choices=["filing", "ticker", "none"])
-    f.add_argument("--k", type=int, default=10)
+    f.add_argument("--k", type=int, default=TOP_K)
     f.add_argument("--k-each", type=int, default=K_EACH, help="candidates per retriever")
     f.add_argument("--rrf-k", type=int, default=RRF_K)
     f.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-RRF_K = 60
+from finrag.config import RRF_K
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The one BM25 tokenizer, used at index and at query time; its version is saved with the index.
+"""The one BM25 tokenizer, used at index and at query time; its fingerprint is saved with the index.
 
 Built for filings: lower-case, NFKC; keeps "sg&a", "r&d", "s&p", "10-k", "3m", "1a" (of
 "Item 1A") as single tokens; "$1,577", "1,577" and "(1,577)" all become "1577"; "12%" -> "12";
@@ -10,10 +10,9 @@ Built for filings: lower-case, NFKC; keeps "sg&a", "r&d", "s&p", "10-k", "3m", "
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
-
-TOKENIZER_VERSION = "finance-v1"
 
 _TOKEN = re.compile(
     r"""
@@ -70,3 +69,19 @@ def _stem(word: str) -> str:
     if word.endswith(("sses", "xes", "ches", "shes")):
         return word[:-2]
     return word[:-1]
+
+
+# Text that exercises every rule above: its tokens are part of the fingerprint, so a change of
+# behaviour (not only of the pattern or the word lists) makes an older index refuse to open.
+_PROBE = ("Revenues, Liabilities & SG&A: $1,577 (1,577) 3.5 12% FY2018 10-K 8-K Item 1A 3M R&D "
+          "the company's businesses' classes taxes matches wishes analysis sales gross long-term "
+          "non-cash \u2019s \u2013 \u2014 caf\u00e9 ﬁnance")
+
+
+def _fingerprint() -> str:
+    parts = [_TOKEN.pattern, " ".join(sorted(STOPWORDS)), " ".join(sorted(_NO_STEM)),
+             " ".join(tokenize(_PROBE))]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:12]
+
+
+TOKENIZER_VERSION = f"finance-{_fingerprint()}"  # saved with every BM25 index

@@ -84,3 +84,14 @@ def sample_index(tmp_path_factory, real_embedder) -> Path:
                    real_embedder, real_embedder.count_tokens)
     assert report.totals()["failed"] == 0
     return data_dir
+
+
+# Fixtures that load the real model: a test using one (directly or through another fixture) is
+# slow whether or not it says so, so `pytest -m "not slow"` stays a fast loop.
+REAL_MODEL_FIXTURES = {"real_embedder", "sample_index"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
