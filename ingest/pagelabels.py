@@ -141,3 +141,33 @@ def _runs_forwards(members: list[_Candidate]) -> bool:
     if len(steps) < 2:
         return True
     return sum(b > a for a, b in steps) * 2 > len(steps)
+
+
+class PdfEdges:
+    """Collects, while pypdf extracts a page's text (`visitor_text`), the page's lowest and
+    highest line as printed. pypdf returns text in content-stream order, which need not be the
+    order on paper: Medicis's 1999 10-K has its page number in the middle of each page's text,
+    glued to a sentence. Its position on the page says where it is."""
+
+    def __init__(self) -> None:
+        self.fragments: list[tuple[float, float, str]] = []  # (y, x, text)
+
+    def visit(self, text, cm, tm, font_dict, font_size) -> None:
+        text = text.strip()
+        if text:
+            x = cm[0] * tm[4] + cm[2] * tm[5] + cm[4]
+            y = cm[1] * tm[4] + cm[3] * tm[5] + cm[5]
+            self.fragments.append((y, x, text))
+
+    def lines(self) -> tuple[str | None, str | None]:
+        """(head, foot): the text of the highest and the lowest line (fragments within 2
+        points of the same height, left to right); None when the page has no text."""
+        if not self.fragments:
+            return None, None
+        top = max(y for y, _, _ in self.fragments)
+        bottom = min(y for y, _, _ in self.fragments)
+        return self._line(top), self._line(bottom)
+
+    def _line(self, y: float) -> str:
+        row = sorted((x, t) for fy, x, t in self.fragments if abs(fy - y) <= 2)
+        return " ".join(t for _, t in row)

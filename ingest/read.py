@@ -42,7 +42,7 @@ import lxml.html
 from lxml import etree
 
 from finrag.models import Block, Filing
-from ingest.pagelabels import label_pages, page_mark
+from ingest.pagelabels import PdfEdges, label_pages, page_mark
 
 UNIT_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
 LOOSE_SUFFIXES = {".htm", ".html", ".txt", ".pdf"}
@@ -1039,8 +1039,8 @@ def _read_pdf(path: Path, raw: bytes) -> _Doc:
     ("Stock-based compensation expense", "302", "324", "298"), and dropping every short number
     there lost 906 figures from 3M's 2018 10-K."""
     pages: list[list[Block]] = []
-    for number, page_text in enumerate(_pdf_pages(path, raw), start=1):
-        page = [_text_block(p) for p in _pdf_paragraphs(page_text)]
+    for number, (page_text, head, foot) in enumerate(_pdf_pages(path, raw), start=1):
+        page = _pdf_page_blocks(page_text, head, foot)
         for block in page:
             block.page = number
         pages.append(page)
@@ -1048,6 +1048,29 @@ def _read_pdf(path: Path, raw: bytes) -> _Doc:
     if not blocks:
         raise ReadError(f"{_label(path)}: no extractable text in the PDF (scanned?); skipped")
     return _Doc(path, blocks, {}, _cover_meta(blocks))
+
+
+def _pdf_page_blocks(text: str, head: str | None, foot: str | None) -> list[Block]:
+    """A page's blocks, its printed head and foot lines first and last where they look like a
+    page mark (`page_mark`) and stand as a line of the text: pypdf may place them anywhere in
+    the text, and glue them to the sentence before."""
+    lines = text.split("\n")
+    first = _take_line(lines, head, last=False)
+    last = _take_line(lines, foot, last=True) if foot != head else None
+    blocks = [_text_block(p) for p in _pdf_paragraphs("\n".join(lines))]
+    return ([Block(kind="text", text=first)] if first else []) + blocks + (
+        [Block(kind="text", text=last)] if last else [])
+
+
+def _take_line(lines: list[str], edge: str | None, last: bool) -> str | None:
+    """Remove the line that is the page mark `edge` from `lines` and return it."""
+    if not edge or page_mark(edge) is None:
+        return None
+    order = range(len(lines) - 1, -1, -1) if last else range(len(lines))
+    for i in order:
+        if " ".join(lines[i].split()) == " ".join(edge.split()):
+            return " ".join(lines.pop(i).split())
+    return None
 
 
 def _pdf_paragraphs(page_text: str) -> list[str]:
@@ -1077,8 +1100,16 @@ def _pdf_continues(previous_raw: str, line: str) -> bool:
     return not (line[0].isupper() and ends)
 
 
-def _pdf_pages(path: Path, raw: bytes) -> list[str]:
-    """The text of each page; an encrypted PDF is opened with the empty password."""
+def _pdf_page(page) -> tuple[str, str | None, str | None]:
+    """A page's text, and its highest and lowest line as printed (`PdfEdges`)."""
+    edges = PdfEdges()
+    text = page.extract_text(visitor_text=edges.visit) or ""
+    return (text, *edges.lines())
+
+
+def _pdf_pages(path: Path, raw: bytes) -> list[tuple[str, str | None, str | None]]:
+    """(text, head line, foot line) of each page; an encrypted PDF is opened with the empty
+    password."""
     import io
 
     from pypdf import PdfReader
@@ -1088,7 +1119,7 @@ def _pdf_pages(path: Path, raw: bytes) -> list[str]:
             reader = PdfReader(io.BytesIO(raw))
             if reader.is_encrypted and not reader.decrypt(""):
                 raise ReadError(f"{_label(path)}: encrypted PDF needs a password; skipped")
-            return [page.extract_text() or "" for page in reader.pages]
+            return [_pdf_page(page) for page in reader.pages]
     except ReadError:
         raise
     except Exception as exc:  # only pypdf runs here: whatever it raises, the bytes are bad
