@@ -1063,13 +1063,27 @@ def _pdf_page_blocks(text: str, head: str | None, foot: str | None) -> list[Bloc
 
 
 def _take_line(lines: list[str], edge: str | None, last: bool) -> str | None:
-    """Remove the line that is the page mark `edge` from `lines` and return it."""
+    """Remove the page mark `edge` from `lines` and return it: the line that is it, else the
+    end of the last line (the start of the first) where pypdf glued it on with no space
+    ("our margins may be3", Netflix 2015) and a letter or stop, not a digit, touches it."""
     if not edge or page_mark(edge) is None:
         return None
+    edge = " ".join(edge.split())
     order = range(len(lines) - 1, -1, -1) if last else range(len(lines))
     for i in order:
-        if " ".join(lines[i].split()) == " ".join(edge.split()):
+        if " ".join(lines[i].split()) == edge:
             return " ".join(lines.pop(i).split())
+    filled = [i for i in order if lines[i].strip()]
+    if not filled:
+        return None
+    i = filled[0]
+    line = lines[i].strip()
+    if last and line.endswith(edge) and not line[: -len(edge)][-1:].isdigit():
+        lines[i] = line[: -len(edge)]
+        return edge
+    if not last and line.startswith(edge) and not line[len(edge):][:1].isdigit():
+        lines[i] = line[len(edge):]
+        return edge
     return None
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
-from ingest.pagelabels import page_mark
 from ingest.read import read_filing
 from ingest.sample import SAMPLE_DIR
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED = Path(os.environ.get("FINRAG_SHARED_DATA")
+              or Path(__file__).resolve().parents[2].parent / "shared" / "data")
 
 
 def sample(tmp_path: Path, rel: str):
@@ -110,11 +111,15 @@ def test_pdf_page_number_is_found_where_it_is_printed_not_where_pypdf_puts_it():
     ("57 MASTERCARD 2024 FORM 10-K", "57"), ("The Procter & Gamble Company 17", "17"),
 ])
 def test_page_mark_reads_the_label(line, label):
+    from ingest.pagelabels import page_mark
+
     assert page_mark(line).label == label
 
 
 @pytest.mark.parametrize("line", ["PART II", "NOTE 7", "Item 7", "X", "2024",
                                   "Total net sales | $391,035", "Revenue increased 12% in 2024"])
 def test_headings_figures_and_check_marks_are_not_page_marks(line):
+    from ingest.pagelabels import page_mark
+
     mark = page_mark(line)
     assert mark is None or mark.template == "<roman>"  # a roman group still needs 3 pages
