@@ -39,7 +39,8 @@ _NUMERIC = r"[A-Z]{1,2}-\d{1,3}|\d{1,3}"  # "F-7", "S-1", "35"
 _BARE = re.compile(rf"(?:page\s+)?[-–—]?\s*(?:(?P<label>{_NUMERIC})|(?P<roman>(?-i:{_ROMAN})))"
                    r"\.?\s*[-–—]?", re.I)  # "35", "- 35 -", "Page 35", "35." 
 _SEP = r"[\s|·•\-–—]"
-_AT_END = re.compile(rf"(?P<rest>.{{2,90}}?){_SEP}+(?:page\s+)?(?P<label>{_NUMERIC})", re.I)
+_AT_END = re.compile(rf"(?P<rest>.{{2,90}}?){_SEP}+(?:page\s+)?"
+                     rf"(?P<label>{_NUMERIC}|(?-i:{_ROMAN}))", re.I)  # "Form 10-K | iii" too
 _AT_START = re.compile(rf"(?:page\s+)?(?P<label>{_NUMERIC}){_SEP}+(?P<rest>.{{2,90}})", re.I)
 _NOT_TEMPLATE = re.compile(r"^(part|item|note|section|schedule|exhibit|article|table|step|"
                            r"level|tier|phase|class|series|total|year|fiscal year|quarter|"
