@@ -5,14 +5,16 @@ cover and the table of contents are not numbered, and financial-statement pages 
 analyst checks a citation against the printed number, so each page gets `page_label`.
 
 Where the label is: in the last block of the page (the page foot), else in its first (the
-page head). It is a bare label ("35", "35.", "- 35 -", "Page 35", "iv", "F-7") or a running footer or
-header, a short line that repeats on every page with only the number changing: "Apple Inc. |
-2024 Form 10-K | 35", "Fiscal 2024 Form 10-K | 35" (a one-row layout table), "57 MASTERCARD 2024
-FORM 10-K", "The Procter & Gamble Company 17".
+page head). It is a bare label ("35", "35.", "- 35 -", "Page 35", "iv", "F-7") or a running
+footer or header, a short line that repeats on every page with only the number changing:
+"Apple Inc. | 2024 Form 10-K | 35", "Fiscal 2024 Form 10-K | 35" (a one-row layout table),
+"Fiscal 2024 Form 10-K iii", "57 MASTERCARD 2024 FORM 10-K", "The Procter & Gamble Company 17".
 
 The rules, general to filings and not to any company:
-- A bare number in a page's last block is its page number (as the readers have always dropped it);
-  a bare lower-case roman numeral ("iv") counts like a running footer, below.
+- A bare number in a page's last block is its page number, and so is a foot line naming the
+  form ("MASTERCARD 2019 FORM 10-K 111", a footer whose year is misprinted on one page), as the
+  readers have always dropped them; a bare lower-case roman numeral ("iv") counts like a
+  running footer, below.
 - Anything else counts only where the same line, less its number (its "template"), stands in the
   same place (foot or head) on at least `MIN_RUNNING` pages. That tells a running footer from a
   heading that happens to end in a number ("NOTE 7", "PART II" are never templates).
@@ -25,8 +27,8 @@ The blocks that are only a page mark are dropped from the text, so a footer neve
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 from finrag.models import Block
 
@@ -37,7 +39,7 @@ ROMAN = "<roman>"  # the template of a bare roman label: one group, needing MIN_
 _ROMAN = r"(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _NUMERIC = r"[A-Z]{1,2}-\d{1,3}|\d{1,3}"  # "F-7", "S-1", "35"
 _BARE = re.compile(rf"(?:page\s+)?[-–—]?\s*(?:(?P<label>{_NUMERIC})|(?P<roman>(?-i:{_ROMAN})))"
-                   r"\.?\s*[-–—]?", re.I)  # "35", "- 35 -", "Page 35", "35." 
+                   r"\.?\s*[-–—]?", re.I)  # "35", "- 35 -", "Page 35", "35."
 _SEP = r"[\s|·•\-–—]"
 _AT_END = re.compile(rf"(?P<rest>.{{2,90}}?){_SEP}+(?:page\s+)?"
                      rf"(?P<label>{_NUMERIC}|(?-i:{_ROMAN}))", re.I)  # "Form 10-K | iii" too
@@ -128,8 +130,8 @@ def _accepted(candidates: list[_Candidate]) -> dict[tuple[int, str], Mark]:
         groups.setdefault((c.where, c.mark.template), []).append(c)
     accepted: dict[tuple[int, str], Mark] = {}
     for (where, template), members in groups.items():
-        bare_foot = where == "foot" and template == ""
-        if (len(members) >= MIN_RUNNING or bare_foot) and _runs_forwards(members):
+        alone = where == "foot" and (template == "" or "10-k" in template)
+        if (len(members) >= MIN_RUNNING or alone) and _runs_forwards(members):
             accepted.update({(c.page, c.where): c.mark for c in members})
     return accepted
 
@@ -138,7 +140,7 @@ def _runs_forwards(members: list[_Candidate]) -> bool:
     """True when most consecutive plain-number labels of a group increase (fewer than three
     numbers: nothing to judge, True)."""
     numbers = [int(c.mark.label) for c in members if c.mark.label.isdigit()]
-    steps = list(zip(numbers, numbers[1:]))
+    steps = list(pairwise(numbers))
     if len(steps) < 2:
         return True
     return sum(b > a for a, b in steps) * 2 > len(steps)

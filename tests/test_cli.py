@@ -133,9 +133,9 @@ def test_search_json_hits_carry_page_index_printed_label_and_edgar_link(tmp_path
     assert hits and all(isinstance(h["page"], int) for h in hits)
     assert all(h["page_label"] == str(int(h["page_label"])) for h in hits)  # printed numbers
     assert all(h["page"] - int(h["page_label"]) == 3 for h in hits)  # 3 unnumbered pages first
-    assert {h["url"] for h in hits} == {"https://www.sec.gov/cgi-bin/browse-edgar?action="
-                                        "getcompany&CIK=0001318605&type=10-K&dateb=&owner="
-                                        "include&count=40"}
+    assert {h["url"] for h in hits} == {("https://www.sec.gov/cgi-bin/browse-edgar?action="
+                                         "getcompany&CIK=0001318605&type=10-K&dateb=&owner="
+                                         "include&count=40")}
     assert {(h["url_kind"], h["url_reason"]) for h in hits} == {
         ("company 10-K list", "no accession number in the filing or its folder name")}
     assert json.loads(json.dumps(data)) == data
