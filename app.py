@@ -14,8 +14,8 @@ from finrag.config import K_EACH, RRF_K, Settings
 from finrag.embed import Embedder
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
 from finrag.models import Filters
-from finrag.present import (badge_color, best_evidence, citation, edgar_url, escape_md,
-                            highlight_md, short_id, snippet, vote)
+from finrag.present import (badge_color, best_evidence, citation, edgar_md, escape_md,
+                            highlight_md, page_text, short_id, snippet, vote)
 from finrag.search import HybridSearcher, QueryError
 
 st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
@@ -152,16 +152,14 @@ if evidence:
         st.subheader("Best evidence")
         for ev in evidence:
             st.markdown("> " + highlight_md(ev.text, result.query))
-            url = edgar_url(ev.hit.chunk)
-            source = escape_md(citation(ev.hit.chunk))
-            st.caption(f"{source} · [filing on EDGAR]({url})" if url else source)
+            st.caption(f"{escape_md(citation(ev.hit.chunk))} · {edgar_md(ev.hit.chunk)}")
 
 
 # --- the three columns ---------------------------------------------------------------------
 def show_hit(hit, column: str) -> None:
     c = hit.chunk
     color = badge_color(hit.chunk_id)
-    page = f" · p. {c.page}" if c.page else ""
+    page = f" · {page_text(c)}" if page_text(c) else ""
     st.markdown(f"**#{hit.rank}** :{color}-badge[{short_id(hit.chunk_id)}] "
                 f"{escape_md(f'{c.ticker} FY{c.fiscal_year} · {c.section} · {c.chunk_type}{page}')}"
                 f"  \n:gray[score {hit.score:.4f}]")
@@ -172,7 +170,8 @@ def show_hit(hit, column: str) -> None:
                          f"{vote('BM25', hit.bm25_rank, result.bm25, hit.chunk_id)} {b:.4f}")
     st.markdown(highlight_md(snippet(c.text, result.query), result.query))
     with st.expander("Full chunk"):
-        st.caption(escape_md(citation(c)))
+        index = f" (page {c.page} of the file)" if c.page_label and c.page else ""
+        st.caption(f"{escape_md(citation(c) + index)} · {edgar_md(c)}")
         if c.chunk_type == "table" and c.table:
             width = max(len(r) for r in c.table)
             st.dataframe(pd.DataFrame([r + [""] * (width - len(r)) for r in c.table]),

@@ -115,7 +115,7 @@ def summary(hit: Hit) -> dict:
     c = hit.chunk
     return {"rank": hit.rank, "chunk_id": hit.chunk_id, "ticker": c.ticker,
             "fiscal_year": c.fiscal_year, "section": c.section, "chunk_type": c.chunk_type,
-            "page": c.page, "text": c.text[:160]}
+            "page": c.page, "page_label": c.page_label, "text": c.text[:160]}
 
 
 def _qualifies(hit: Hit, expect: Expect) -> bool:

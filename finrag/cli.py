@@ -147,10 +147,18 @@ def _warn_unknown(searcher, filters) -> None:
 
 
 def hit_json(hit) -> dict:
+    """One hit: `page` is the page's position in the file (1-based), `page_label` the number
+    printed on it (or null); `url` the EDGAR link (or null), `url_kind` what it opens and
+    `url_reason` why it is not the 10-K document itself (null when it is)."""
+    from finrag.present import edgar_link
+
     c = hit.chunk
+    link = edgar_link(c)
     out = {"chunk_id": hit.chunk_id, "rank": hit.rank, "score": round(hit.score, 6),
            "ticker": c.ticker, "fiscal_year": c.fiscal_year, "chunk_type": c.chunk_type,
-           "section": c.section, "page": c.page, "text": c.text}
+           "section": c.section, "page": c.page, "page_label": c.page_label,
+           "url": link.url, "url_kind": link.kind, "url_reason": link.reason or None,
+           "text": c.text}
     return out
 
 
@@ -190,8 +198,10 @@ def _print_columns(result) -> None:
 def _cell(hit, width: int) -> list[str]:
     c = hit.chunk
     head = f"#{hit.rank} {c.ticker} FY{c.fiscal_year} {c.section} {c.chunk_type[0].upper()}"
-    if c.page:
-        head += f" p{c.page}"
+    if c.page_label:
+        head += f" p.{c.page_label}"
+    elif c.page:
+        head += f" file-p{c.page}"
     if hit.dense_rank is not None or hit.bm25_rank is not None:
         head += f" [d{hit.dense_rank or '-'} b{hit.bm25_rank or '-'}]"
     snippet = " ".join(c.text.split())[: width * 3]

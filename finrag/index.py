@@ -44,7 +44,10 @@ from finrag.vocabulary import PHRASES_FINGERPRINT, phrase_terms
 # chunk text, and the chunk table has a page column; an index of format 2 is refused with the
 # rebuild command
 # 4: the vector store keeps page-context vectors (`page_context_vectors`), not the bare embeddings
-FORMAT_VERSION = 4
+# 5: chunk payloads carry `page_label` (the printed page number) and `document` (the 10-K's file
+# name on EDGAR), and page footers no longer reach chunk texts; a format-4 index is refused with
+# the rebuild command
+FORMAT_VERSION = 5
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 

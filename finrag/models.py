@@ -21,7 +21,8 @@ class Block(BaseModel):
     kind: Literal["text", "table"]
     text: str = ""
     rows: list[list[str]] | None = None  # a table's grid, cells as text
-    page: int | None = None  # 1-based page where known (PDF, marked HTML page breaks)
+    page: int | None = None  # 1-based page index where known (PDF, marked HTML page breaks)
+    page_label: str | None = None  # the page number printed on that page ("35", "F-7", "iv")
 
 
 class Filing(BaseModel):
@@ -34,6 +35,7 @@ class Filing(BaseModel):
     fiscal_year: int
     period_end: str | None = None  # ISO date of the period of report
     accession: str = ""
+    document: str = ""  # the 10-K document's file name on EDGAR, where the filing states it
     source: str  # path of the document the blocks come from
     blocks: list[Block] = Field(default_factory=list)
 
@@ -49,10 +51,12 @@ class Chunk(BaseModel):
     fiscal_year: int
     period_end: str | None = None
     accession: str = ""
+    document: str = ""  # the 10-K document's file name on EDGAR ("aapl-20240928.htm") or ""
     section: str = ""  # e.g. "Item 7"
     section_title: str = ""  # e.g. "Management's Discussion and Analysis ..."
     chunk_type: ChunkType
-    page: int | None = None
+    page: int | None = None  # 1-based position of its page in the document
+    page_label: str | None = None  # the number printed on that page, None where none is printed
     heading: str = ""  # the title lines its page opens with ("CONSOLIDATED BALANCE SHEETS")
     text: str  # what is shown and indexed; table rows as "label | v1 | v2"
     source: str = ""

@@ -1,4 +1,4 @@
-"""Pure helpers for showing results: evidence sentences, highlighting, EDGAR links.
+"""Pure helpers for showing results: evidence sentences, highlighting, EDGAR links, pages.
 
 No Streamlit here (finrag never imports it); the app calls these. Every string shown comes from
 a filing: evidence is a sentence or table row cut from a hit, never generated text. Markdown
@@ -26,21 +26,82 @@ class Evidence:
     matched: int  # distinct query terms it contains
 
 
-def edgar_url(chunk: Chunk) -> str | None:
-    """The filing's index page on EDGAR, when CIK and accession are known."""
+EDGAR = "https://www.sec.gov"
+_ACCESSION = re.compile(r"\d{10}-\d{2}-\d{6}")
+_DOCUMENT = re.compile(r"[\w.\-]+\.html?", re.I)
+
+
+@dataclass(frozen=True)
+class EdgarLink:
+    """Where on EDGAR an analyst can check a chunk's filing.
+
+    `kind`: "document" (the 10-K document itself), "filing index" (the accession's index page,
+    which lists the document first), "company 10-K list" (the company's 10-K filings, newest
+    first: the accession is unknown) or "none" (`url` None). `reason` says why the link is not
+    the document itself ("" when it is), in words fit to show."""
+
+    url: str | None
+    kind: str
+    reason: str
+
+
+def edgar_link(chunk: Chunk) -> EdgarLink:
+    """The best EDGAR link the filing's own identity allows.
+
+    EDGAR's archive path needs the CIK and the accession number:
+    /Archives/edgar/data/<cik>/<accession without dashes>/<file>. With the 10-K document's file
+    name too, the link opens the document; without it, the accession's index page
+    (<accession>-index.htm). Without an accession no archive URL exists (a folder named by the
+    document, such as tsla-20241231, states neither it nor the filing date), so the link is
+    the company's 10-K list (cgi-bin/browse-edgar?action=getcompany&CIK=..&type=10-K), where
+    the filing is found by its period. Nothing at all without a CIK."""
     cik = chunk.cik.lstrip("0")
+    if not cik.isdigit():
+        return EdgarLink(None, "none", "no CIK in the filing, its header or its folder")
     acc = chunk.accession
-    if not cik.isdigit() or not re.fullmatch(r"\d{10}-\d{2}-\d{6}", acc):
-        return None
-    return f"https://www.sec.gov/Archives/edgar/data/{cik}/{acc.replace('-', '')}/{acc}-index.htm"
+    if not _ACCESSION.fullmatch(acc):
+        return EdgarLink(f"{EDGAR}/cgi-bin/browse-edgar?action=getcompany&CIK={chunk.cik}"
+                         "&type=10-K&dateb=&owner=include&count=40", "company 10-K list",
+                         "no accession number in the filing or its folder name")
+    folder = f"{EDGAR}/Archives/edgar/data/{cik}/{acc.replace('-', '')}"
+    if _DOCUMENT.fullmatch(chunk.document):
+        return EdgarLink(f"{folder}/{chunk.document}", "document", "")
+    return EdgarLink(f"{folder}/{acc}-index.htm", "filing index",
+                     "the 10-K document's file name is not stated in the filing")
+
+
+def edgar_url(chunk: Chunk) -> str | None:
+    """`edgar_link(chunk).url`."""
+    return edgar_link(chunk).url
+
+
+def edgar_md(chunk: Chunk) -> str:
+    """The EDGAR link as Markdown for the app, saying what it opens, or why there is none."""
+    link = edgar_link(chunk)
+    text = {"document": "10-K on EDGAR", "filing index": "filing index on EDGAR",
+            "company 10-K list": "company's 10-K list on EDGAR"}.get(link.kind)
+    if link.url is None or text is None:
+        return escape_md(f"no EDGAR link: {link.reason}")
+    note = f" ({escape_md(link.reason)})" if link.reason else ""
+    return f"[{text}]({link.url}){note}"
+
+
+def page_text(chunk: Chunk) -> str:
+    """The page as an analyst finds it: the printed number ("p. 35"); where the page prints
+    none, its position in the file, said as such ("page 3 of the file, no printed number");
+    "" when the page is unknown."""
+    if chunk.page_label:
+        return f"p. {chunk.page_label}"
+    if chunk.page:
+        return f"page {chunk.page} of the file, no printed number"
+    return ""
 
 
 def citation(chunk: Chunk) -> str:
     parts = [chunk.company or chunk.ticker, chunk.ticker, f"FY{chunk.fiscal_year}"]
     if chunk.section:
         parts.append(f"{chunk.section} {chunk.section_title}".strip())
-    if chunk.page:
-        parts.append(f"p. {chunk.page}")
+    parts.append(page_text(chunk))
     return " · ".join(p for p in parts if p)
 
 

@@ -160,3 +160,34 @@ def test_hostile_chunk_text_is_shown_inert(app, data_dir, fake_embedder):
     assert not any(m.proto.allow_html for m in bodies if "alert" in m.value)
     # the full chunk is shown verbatim as plain text (st.text), never as Markdown
     assert any("<script>alert(1)</script>" in t.value for t in at.get("text"))
+
+
+def test_citations_show_the_printed_page_and_what_the_edgar_link_opens(app, data_dir,
+                                                                      fake_embedder):
+    """A page that prints "35" is cited "p. 35"; one that prints nothing says it is the page's
+    position in the file; a filing known by CIK only links the company's 10-K list and says
+    why; a filing with no CIK says there is no link instead of showing none."""
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    chunks = [
+        Chunk(chunk_id="a" * 32, ticker="TSLA", company="Tesla, Inc.", cik="0001318605",
+              fiscal_year=2024, chunk_type="narrative", section="Item 7", page=43,
+              page_label="40", text="Gross margin for energy generation and storage increased.",
+              filing_key="TSLA2024"),
+        Chunk(chunk_id="b" * 32, ticker="ACME", fiscal_year=2024, chunk_type="narrative",
+              section="Item 7", page=2, text="Gross margin of storage products fell.",
+              filing_key="ACME2024"),
+    ]
+    write_generation(settings, "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000001")
+
+    at = ask(app(data_dir), "gross margin energy storage")
+    captions = [unescape(c.value) for c in at.caption]
+    tesla = next(c for c in captions if c.startswith("Tesla, Inc. · TSLA · FY2024"))
+    assert "· p. 40 ·" in tesla and "p. 43" not in tesla
+    assert ("[company's 10-K list on EDGAR](https://www.sec.gov/cgi-bin/browse-edgar?action="
+            "getcompany&CIK=0001318605&type=10-K&dateb=&owner=include&count=40)") in tesla
+    assert "no accession number" in tesla
+    acme = next(c for c in captions if c.startswith("ACME · ACME · FY2024"))
+    assert "page 2 of the file, no printed number" in acme
+    assert "no EDGAR link: no CIK" in acme

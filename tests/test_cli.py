@@ -26,7 +26,8 @@ def test_search_json_has_three_lists_with_provenance(sample_index, capsys):
         assert 1 <= len(data[method]) <= 5
         assert all(h["ticker"] == "TSLA" and h["fiscal_year"] == 2024 for h in data[method])
         assert set(data[method][0]) >= {"chunk_id", "rank", "score", "ticker", "fiscal_year",
-                                        "chunk_type", "section", "page", "text"}
+                                        "chunk_type", "section", "page", "page_label", "url",
+                                        "url_kind", "url_reason", "text"}
     assert all("dense_rank" in h and "bm25_rank" in h for h in data["fused"])
     assert any("research and development" in h["text"].lower() for h in data["fused"][:3])
 
@@ -104,3 +105,37 @@ def test_ingest_build_reports_failures_with_exit_2(sample_index, tmp_path, capsy
 def test_ingest_build_without_paths_is_a_usage_error(tmp_path, capsys):
     code, _, err = _run(ingest_main, ["build", "--data-dir", str(tmp_path)], capsys)
     assert code == 1 and "--sample" in err
+
+
+def test_search_json_hits_carry_page_index_printed_label_and_edgar_link(tmp_path, fake_embedder):
+    """Tesla FY2024 (sample, fake embedder): each hit says its page's position in the file,
+    the number printed on it, and the EDGAR link its filing allows (no accession: the
+    company's 10-K list, and why)."""
+    from conftest import word_count
+
+    from finrag.cli import search_json
+    from finrag.config import Settings
+    from finrag.models import Filters
+    from finrag.search import HybridSearcher
+    from finrag.ingest.build import build
+    from finrag.ingest.sample import unpack_sample
+
+    settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
+    root = unpack_sample(tmp_path / "data") / "sec-edgar-filings"
+    build([root / "TSLA/10-K/tsla-20241231"], settings, fake_embedder, word_count)
+    searcher = HybridSearcher(settings, fake_embedder)
+    try:
+        data = search_json(searcher.search("Gross margin for energy generation and storage",
+                                           Filters(), 5))
+    finally:
+        searcher.close()
+    hits = data["dense"] + data["bm25"] + data["fused"]
+    assert hits and all(isinstance(h["page"], int) for h in hits)
+    assert all(h["page_label"] == str(int(h["page_label"])) for h in hits)  # printed numbers
+    assert all(h["page"] - int(h["page_label"]) == 3 for h in hits)  # 3 unnumbered pages first
+    assert {h["url"] for h in hits} == {("https://www.sec.gov/cgi-bin/browse-edgar?action="
+                                         "getcompany&CIK=0001318605&type=10-K&dateb=&owner="
+                                         "include&count=40")}
+    assert {(h["url_kind"], h["url_reason"]) for h in hits} == {
+        ("company 10-K list", "no accession number in the filing or its folder name")}
+    assert json.loads(json.dumps(data)) == data

@@ -1,5 +1,7 @@
 """Evidence extraction, highlighting and escaping: what the app shows from a filing."""
 
+import pytest
+
 from finrag.models import Chunk, Hit
 from finrag.present import best_evidence, edgar_url, escape_md, highlight_md, snippet
 
@@ -72,3 +74,84 @@ def test_vote_says_when_fusion_by_page_credited_another_chunk_of_the_page():
     assert vote("BM25", 2, [a, b], a.chunk_id) == "BM25 #2 (another chunk of this page)"
     assert vote("BM25", None, [a, b], a.chunk_id) == "BM25 #–"
     assert vote("dense", 30, [a, b], a.chunk_id) == "dense #30"  # beyond the shown column
+
+
+# --- EDGAR links from the filing's own identity (real sample filings) --------------------------
+
+
+def _first_chunk(tmp_path, rel: str) -> Chunk:
+    """The first chunk of a bundled sample filing, read and chunked without embedding."""
+    import gzip
+
+    from finrag.ingest.chunk import chunk_filing
+    from finrag.ingest.read import read_filing
+    from finrag.ingest.sample import SAMPLE_DIR
+    from finrag.ingest.sections import split_sections
+
+    folder = tmp_path / rel
+    folder.mkdir(parents=True)
+    for packed in (SAMPLE_DIR / rel).glob("*.gz"):
+        (folder / packed.stem).write_bytes(gzip.decompress(packed.read_bytes()))
+    filing = read_filing(folder)
+    return chunk_filing(filing, split_sections(filing.blocks),
+                        lambda texts: [len(t.split()) * 2 for t in texts])[0]
+
+
+def test_apple_links_to_the_10k_document_itself(tmp_path):
+    from finrag.present import edgar_link
+
+    link = edgar_link(_first_chunk(tmp_path, "sec-edgar-filings/AAPL/10-K/0000320193-24-000123"))
+    assert link.url == ("https://www.sec.gov/Archives/edgar/data/320193/000032019324000123/"
+                        "aapl-20240928.htm")  # as EDGAR's own filing list names it
+    assert (link.kind, link.reason) == ("document", "")
+
+
+@pytest.mark.parametrize("rel, cik", [("sec-edgar-filings/TSLA/10-K/tsla-20241231", "0001318605"),
+                                      ("sec-edgar-filings/NVDA/10-K/nvda-20240128", "0001045810")])
+def test_filing_without_accession_links_to_the_company_10k_list_by_its_cik(tmp_path, rel, cik):
+    """TSLA and NVDA FY2024 in the sample: a folder named by the document, no SGML header; the
+    CIK comes from the inline-XBRL cover (dei:EntityCentralIndexKey)."""
+    from finrag.present import edgar_link, edgar_md
+
+    chunk = _first_chunk(tmp_path, rel)
+    link = edgar_link(chunk)
+    assert link.url == (f"https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK={cik}"
+                        "&type=10-K&dateb=&owner=include&count=40")
+    assert link.kind == "company 10-K list" and "accession" in link.reason
+    assert "company's 10-K list on EDGAR" in edgar_md(chunk)
+
+
+def test_no_cik_says_so_instead_of_showing_no_link():
+    from finrag.present import edgar_link, edgar_md
+
+    chunk = _hit("x", accession="0000320193-23-000106").chunk
+    assert edgar_link(chunk).url is None
+    assert edgar_md(chunk).startswith("no EDGAR link") and "CIK" in edgar_md(chunk)
+
+
+def test_submission_filename_names_the_document(tmp_path):
+    """TSLA FY2019's real submission header says <FILENAME>tsla-10k_20191231.htm."""
+    import shutil
+    from pathlib import Path
+
+    from finrag.present import edgar_url
+    from finrag.ingest.read import read_filing
+
+    src = Path(__file__).parent / "fixtures/ingest/sec-edgar-filings/TSLA/10-K/0001564590-20-004475"
+    shutil.copytree(src, tmp_path / "TSLA/10-K" / src.name)
+    filing = read_filing(tmp_path / "TSLA/10-K" / src.name)
+    chunk = _hit("x", cik=filing.cik, accession=filing.accession, document=filing.document).chunk
+    assert edgar_url(chunk) == ("https://www.sec.gov/Archives/edgar/data/1318605/"
+                                "000156459020004475/tsla-10k_20191231.htm")
+
+
+# --- pages as an analyst reads them -----------------------------------------------------------
+
+
+def test_citation_gives_the_printed_page_or_says_it_is_the_file_position():
+    from finrag.present import citation
+
+    printed = _hit("x", section="Item 8", page=37, page_label="35").chunk
+    assert citation(printed).endswith("· p. 35")
+    unprinted = _hit("x", section="Item 8", page=3).chunk
+    assert citation(unprinted).endswith("· page 3 of the file, no printed number")

@@ -34,12 +34,15 @@ Counter = Callable[[list[str]], list[int]]
 
 def chunk_filing(filing: Filing, sections: list[Section], count: Counter) -> list[Chunk]:
     """All chunks of a filing, in document order."""
-    headings = page_headings([b for s in sections for b in s.blocks])
+    blocks = [b for s in sections for b in s.blocks]
+    headings = page_headings(blocks)
+    labels = {b.page: b.page_label for b in blocks if b.page is not None and b.page_label}
     chunks: list[Chunk] = []
     for section in sections:
         for ordinal, (kind, text, grid, page) in enumerate(_section_pieces(section, count)):
             chunk = _make_chunk(filing, section, ordinal, kind, text, grid, page)
             chunk.heading = headings.get(page, "")
+            chunk.page_label = labels.get(page)
             chunks.append(chunk)
     return chunks
 
@@ -87,6 +90,7 @@ def _make_chunk(filing, section, ordinal, kind, text, grid, page) -> Chunk:
         fiscal_year=filing.fiscal_year,
         period_end=filing.period_end,
         accession=filing.accession,
+        document=filing.document,
         section=section.item,
         section_title=section.title,
         chunk_type=kind,

@@ -12,7 +12,8 @@ document's inline-XBRL `dei:` facts; the SGML header; the folder layout; the cov
 ("For the fiscal year ended September 28, 2019"). Field formats: `cik` is the 10-digit
 zero-padded string EDGAR prints ("0000320193"; `int(cik)` gives the number used in EDGAR URLs),
 `period_end` is an ISO date "YYYY-MM-DD", `accession` is "0000320193-24-000123", `form` is the
-form as filed ("10-K", "10-K405", "10-KT", "10-K/A").
+form as filed ("10-K", "10-K405", "10-KT", "10-K/A"), `document` is the 10-K document's file name
+on EDGAR where the filing states it (the submission's `<FILENAME>`, else `ixbrl_document_name`).
 
 Fiscal year: `dei:DocumentFiscalYearFocus` when the document has it, else
 `fiscal_year_from_period` (see its docstring for the rule and its known limits).
@@ -41,6 +42,7 @@ import lxml.html
 from lxml import etree
 
 from finrag.models import Block, Filing
+from finrag.ingest.pagelabels import PdfEdges, label_pages, page_mark
 
 UNIT_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
 LOOSE_SUFFIXES = {".htm", ".html", ".txt", ".pdf"}
@@ -139,7 +141,7 @@ def _read_unit(unit: Path, ticker: str | None, fiscal_year: int | None) -> Filin
     doc = _best_document(unit)
     header = _header_meta(unit)
     overrides = {"ticker": ticker.upper() if ticker else None, "fiscal_year": fiscal_year}
-    meta = _merge(overrides, doc.meta, header, _folder_meta(unit), doc.cover)
+    meta = _stated_first(_merge(overrides, doc.meta, header, _folder_meta(unit), doc.cover), header)
     _check_form(doc.source, meta)
     return Filing(
         ticker=_require_ticker(doc.source, meta),
@@ -149,6 +151,7 @@ def _read_unit(unit: Path, ticker: str | None, fiscal_year: int | None) -> Filin
         fiscal_year=_require_fiscal_year(doc.source, meta),
         period_end=meta["period_end"].isoformat() if meta.get("period_end") else None,
         accession=meta.get("accession") or "",
+        document=meta.get("document") or "",
         source=str(doc.source),
         blocks=doc.blocks,
     )
@@ -203,9 +206,10 @@ def _header_meta(unit: Path) -> dict:
     if not unit.is_dir():
         return {}
     for path in sorted(p for p in unit.iterdir() if _is_submission_name(p.name)):
-        header = parse_sgml_header(_head_text(path))
+        head = _head_text(path)
+        header = parse_sgml_header(head)
         if header.get("ACCESSION NUMBER") or header.get("CONFORMED SUBMISSION TYPE"):
-            return _meta_from_header(header)
+            return {**_meta_from_header(header), "document": submission_document_name(head)}
     return {}
 
 
@@ -341,10 +345,16 @@ def _looks_html(head: str) -> bool:
 def _read_submission(path: Path, text: str) -> _Doc:
     """An SGML full submission (or its tag-stripped text): header, then the 10-K document."""
     meta = _meta_from_header(parse_sgml_header(text))
+    meta["document"] = submission_document_name(text)
     _check_form(path, dict(meta))
     body = _main_document(text)
     doc = _read_body(path, body)
-    return _Doc(path, doc.blocks, _merge(doc.meta, meta), doc.cover)
+    return _Doc(path, doc.blocks, _stated_first(_merge(doc.meta, meta), meta), doc.cover)
+
+
+def _stated_first(merged: dict, header: dict) -> dict:
+    """The submission's own `<FILENAME>` over the name read from the document's title."""
+    return {**merged, "document": header.get("document") or merged.get("document")}
 
 
 def _read_wrapped(path: Path, text: str) -> _Doc:
@@ -449,6 +459,26 @@ _STRIPPED_TYPE = re.compile(r"^(10-K\S*|10-Q\S*|8-K\S*|EX-[\w.\-]+|GRAPHIC|ZIP|X
                             re.I)
 _FILENAME = re.compile(r"^\S+\.(htm|html|txt|pdf|jpg|jpeg|gif|png|xml|xsd|js|css|json|zip|xlsx)$",
                        re.I)
+
+
+_TAGGED_DOCUMENT = re.compile(
+    r"<TYPE>[ \t]*([^\s<]+)\s*(?:<SEQUENCE>[ \t]*\d+\s*)?<FILENAME>[ \t]*([^\s<]+)", re.I)
+_DOCUMENT_NAME = re.compile(r"[\w.\-]+\.html?", re.I)
+
+
+def submission_document_name(text: str) -> str | None:
+    """The file name EDGAR gives the submission's 10-K document (its `<FILENAME>`, or the
+    FILENAME line of a tag-stripped submission), e.g. "tsla-10k_20191231.htm"; None where the
+    text does not reach it (a header cut short)."""
+    for kind, name in _TAGGED_DOCUMENT.findall(text):
+        if TEN_K_FORMS.match(kind.upper()):
+            return name if _DOCUMENT_NAME.fullmatch(name) else None
+    lines = text.split("\n")
+    for i in range(len(lines) - 2):
+        if _is_stripped_start(lines, i) and TEN_K_FORMS.match(lines[i].strip().upper()):
+            name = lines[i + 2].strip()
+            return name if _DOCUMENT_NAME.fullmatch(name) else None
+    return None
 
 
 def _stripped_main_document(text: str) -> str:
@@ -587,7 +617,7 @@ def _read_html(path: Path, text: str) -> _Doc:
         raise ReadError(f"{_label(path)}: the HTML is cut off (no closing </html>); skipped "
                         "(re-download it)")
     root = _parse_html(path, text)
-    dei = _dei_meta(root)
+    dei = {**_dei_meta(root), "document": ixbrl_document_name(root)}
     blocks = html_to_blocks(root)
     if not blocks:
         raise ReadError(f"{_label(path)}: no text found in the HTML; skipped")
@@ -651,24 +681,29 @@ class _BlockWriter:
         self.flush()
         if not self.since_break:
             return
-        if _is_page_footer(self.blocks[-1]):
-            self.blocks.pop()
         self.page += 1
         self.breaks += 1
         self.since_break = 0
 
     def finish(self) -> list[Block]:
+        """The blocks, with printed page labels found and page marks dropped; page None
+        throughout when the document marks no page breaks."""
         self.flush()
         if not self.breaks:
             for block in self.blocks:
                 block.page = None
-        return self.blocks
+            return self.blocks
+        return [b for page in label_pages(_by_page(self.blocks)) for b in page]
 
 
-def _is_page_footer(block: Block) -> bool:
-    text = block.text
-    return block.kind == "text" and len(text) < 100 and bool(
-        _PAGE_NUMBER.match(text) or (_FOOTER.match(text) and "10-K" in text.upper()))
+def _by_page(blocks: list[Block]) -> list[list[Block]]:
+    """Consecutive blocks of the same page, as lists."""
+    pages: list[list[Block]] = []
+    for block in blocks:
+        if not pages or pages[-1][0].page != block.page:
+            pages.append([])
+        pages[-1].append(block)
+    return pages
 
 
 def _walk(el, out: _BlockWriter) -> None:
@@ -813,6 +848,23 @@ def _dei_meta(root) -> dict:
     }
 
 
+def ixbrl_document_name(root) -> str | None:
+    """The inline-XBRL document's own file name, where two parts of it state the same base name:
+    its `<title>` and its taxonomy schema (`link:schemaRef`, "aapl-20240928.xsd"). EDGAR
+    inline-XBRL filings name the primary document, its schema and (by the filing agents' habit)
+    its title after one base ("aapl-20240928.htm", checked against EDGAR's own list of Apple's
+    10-Ks). Where they differ ("aph-20221231x10k.htm" beside "aph-20221231.xsd"), None: a guessed
+    name would be a dead link. EDGAR serves HTML documents as ".htm"."""
+    title = root.find(".//title")
+    refs = [el.get("xlink:href") or "" for el in root.iter("link:schemaref")]
+    if title is None or len(refs) != 1:
+        return None
+    stem = (title.text or "").strip()
+    if not re.fullmatch(r"[a-z][a-z0-9]*-\d{8}", stem) or refs[0] != f"{stem}.xsd":
+        return None
+    return f"{stem}.htm"
+
+
 def _dei_period_end(root, facts: dict) -> date | None:
     """The end date of the context the DocumentType fact refers to, else the fact's text."""
     for key in ("dei:documenttype", "dei:documentperiodenddate"):
@@ -930,8 +982,11 @@ def _paged_blocks(paragraphs: list[str], marked: bool, bare_numbers: bool) -> li
     footer = [p != "\f" and _is_page_marker(p, bare_numbers) for p in paragraphs]
     use_footers = not marked and sum(footer) >= 3
     blocks: list[Block] = []
+    labels: dict[int, str] = {}  # page -> the label its page-number line prints
     page, since = 1, 0
     for paragraph, is_footer in zip(paragraphs, footer):
+        if is_footer and (marked or use_footers) and (mark := page_mark(paragraph)):
+            labels.setdefault(page, mark.label)
         if paragraph == "\f" or (use_footers and is_footer):
             page, since = (page + 1, 0) if since else (page, since)
             continue
@@ -940,8 +995,9 @@ def _paged_blocks(paragraphs: list[str], marked: bool, bare_numbers: bool) -> li
         blocks.append(_text_block(paragraph))
         blocks[-1].page = page
         since += 1
-    if not (marked or use_footers):
-        for block in blocks:
+    for block in blocks:
+        block.page_label = labels.get(block.page)
+        if not (marked or use_footers):
             block.page = None
     return blocks
 
@@ -977,25 +1033,58 @@ def _text_block(paragraph: str) -> Block:
 
 
 def _read_pdf(path: Path, raw: bytes) -> _Doc:
-    blocks: list[Block] = []
-    for number, page_text in enumerate(_pdf_pages(path, raw), start=1):
-        page = _without_page_marks([_text_block(p) for p in _pdf_paragraphs(page_text)])
+    """Pages of blocks, each with its page index and printed label (`label_pages`): only a
+    page's first or last line can be its page number or footer. A bare number inside the page
+    is a table cell: some PDFs put every cell of a statement on a line of its own
+    ("Stock-based compensation expense", "302", "324", "298"), and dropping every short number
+    there lost 906 figures from 3M's 2018 10-K."""
+    pages: list[list[Block]] = []
+    for number, (page_text, head, foot) in enumerate(_pdf_pages(path, raw), start=1):
+        page = _pdf_page_blocks(page_text, head, foot)
         for block in page:
             block.page = number
-        blocks.extend(page)
+        pages.append(page)
+    blocks = [b for page in label_pages(pages) for b in page]
     if not blocks:
         raise ReadError(f"{_label(path)}: no extractable text in the PDF (scanned?); skipped")
     return _Doc(path, blocks, {}, _cover_meta(blocks))
 
 
-def _without_page_marks(page: list[Block]) -> list[Block]:
-    """A page's blocks less its printed page number or footer line, which sit at its top or
-    bottom edge. A bare number inside the page is a table cell: some PDFs put every cell of a
-    statement on a line of its own ("Stock-based compensation expense", "302", "324", "298"),
-    and dropping every short number there lost 906 figures from 3M's 2018 10-K."""
-    end = len(page) - 1 if page and _is_page_footer(page[-1]) else len(page)
-    start = 1 if end and _is_page_footer(page[0]) else 0
-    return page[start:end]
+def _pdf_page_blocks(text: str, head: str | None, foot: str | None) -> list[Block]:
+    """A page's blocks, its printed head and foot lines first and last where they look like a
+    page mark (`page_mark`) and stand as a line of the text: pypdf may place them anywhere in
+    the text, and glue them to the sentence before."""
+    lines = text.split("\n")
+    first = _take_line(lines, head, last=False)
+    last = _take_line(lines, foot, last=True) if foot != head else None
+    blocks = [_text_block(p) for p in _pdf_paragraphs("\n".join(lines))]
+    return ([Block(kind="text", text=first)] if first else []) + blocks + (
+        [Block(kind="text", text=last)] if last else [])
+
+
+def _take_line(lines: list[str], edge: str | None, last: bool) -> str | None:
+    """Remove the page mark `edge` from `lines` and return it: the line that is it, else the
+    end of the last line (the start of the first) where pypdf glued it on with no space
+    ("our margins may be3", Netflix 2015) and a letter or stop, not a digit, touches it."""
+    if not edge or page_mark(edge) is None:
+        return None
+    edge = " ".join(edge.split())
+    order = range(len(lines) - 1, -1, -1) if last else range(len(lines))
+    for i in order:
+        if " ".join(lines[i].split()) == edge:
+            return " ".join(lines.pop(i).split())
+    filled = [i for i in order if lines[i].strip()]
+    if not filled:
+        return None
+    i = filled[0]
+    line = lines[i].strip()
+    if last and line.endswith(edge) and not line[: -len(edge)][-1:].isdigit():
+        lines[i] = line[: -len(edge)]
+        return edge
+    if not last and line.startswith(edge) and not line[len(edge):][:1].isdigit():
+        lines[i] = line[len(edge):]
+        return edge
+    return None
 
 
 def _pdf_paragraphs(page_text: str) -> list[str]:
@@ -1025,8 +1114,16 @@ def _pdf_continues(previous_raw: str, line: str) -> bool:
     return not (line[0].isupper() and ends)
 
 
-def _pdf_pages(path: Path, raw: bytes) -> list[str]:
-    """The text of each page; an encrypted PDF is opened with the empty password."""
+def _pdf_page(page) -> tuple[str, str | None, str | None]:
+    """A page's text, and its highest and lowest line as printed (`PdfEdges`)."""
+    edges = PdfEdges()
+    text = page.extract_text(visitor_text=edges.visit) or ""
+    return (text, *edges.lines())
+
+
+def _pdf_pages(path: Path, raw: bytes) -> list[tuple[str, str | None, str | None]]:
+    """(text, head line, foot line) of each page; an encrypted PDF is opened with the empty
+    password."""
     import io
 
     from pypdf import PdfReader
@@ -1036,7 +1133,7 @@ def _pdf_pages(path: Path, raw: bytes) -> list[str]:
             reader = PdfReader(io.BytesIO(raw))
             if reader.is_encrypted and not reader.decrypt(""):
                 raise ReadError(f"{_label(path)}: encrypted PDF needs a password; skipped")
-            return [page.extract_text() or "" for page in reader.pages]
+            return [_pdf_page(page) for page in reader.pages]
     except ReadError:
         raise
     except Exception as exc:  # only pypdf runs here: whatever it raises, the bytes are bad

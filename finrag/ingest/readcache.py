@@ -3,7 +3,8 @@
 pypdf needs ~14 s for a 115-page 10-K, and every build re-reads every file it is given (to see
 whether it changed), so re-running a build over 35 PDFs would spend 8 minutes finding nothing new.
 The cache maps (the file's bytes, the metadata overrides, the reader's own source code) to the
-`Filing` it produced. A change to the file, to an override or to `finrag/ingest/read.py` is a miss, so a
+`Filing` it produced. A change to the file, to an override or to the reader's code
+(`finrag/ingest/read.py`, `finrag/ingest/pagelabels.py`, `finrag/models.py`) is a miss, so a
 stale parse can never be served. Only loose files are cached (accession folders parse in well
 under a second). Entries are pickles in one sqlite file in the data dir; a damaged entry is a miss.
 """
@@ -23,9 +24,15 @@ CACHED_SUFFIXES = {".pdf"}
 
 @cache
 def reader_fingerprint() -> str:
-    from finrag.ingest import read
+    """A hash of the reader's source files and of the records it fills: a change to any of
+    them is a cache miss (a cached Filing without `page_label` is never served)."""
+    from finrag import models
+    from finrag.ingest import pagelabels, read
 
-    return hashlib.sha256(Path(read.__file__).read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256()
+    for module in (read, pagelabels, models):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 class ReadCache:
