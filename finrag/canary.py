@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from finrag.models import ChunkType, Filters, Hit
+from finrag.present import hit_record
 
 DEFAULT_FILE = Path(__file__).with_name("canaries.toml")
 
@@ -112,10 +113,7 @@ def run_canary(searcher, canary: Canary) -> CanaryResult:
 
 
 def summary(hit: Hit) -> dict:
-    c = hit.chunk
-    return {"rank": hit.rank, "chunk_id": hit.chunk_id, "ticker": c.ticker,
-            "fiscal_year": c.fiscal_year, "section": c.section, "chunk_type": c.chunk_type,
-            "page": c.page, "page_label": c.page_label, "text": c.text[:160]}
+    return hit_record(hit, text_limit=160)
 
 
 def _qualifies(hit: Hit, expect: Expect) -> bool:

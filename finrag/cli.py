@@ -146,33 +146,13 @@ def _warn_unknown(searcher, filters) -> None:
               file=sys.stderr)
 
 
-def hit_json(hit) -> dict:
-    """One hit: `page` is the page's position in the file (1-based), `page_label` the number
-    printed on it (or null); `url` the EDGAR link (or null), `url_kind` what it opens and
-    `url_reason` why it is not the 10-K document itself (null when it is)."""
-    from finrag.present import edgar_link
-
-    c = hit.chunk
-    link = edgar_link(c)
-    out = {"chunk_id": hit.chunk_id, "rank": hit.rank, "score": round(hit.score, 6),
-           "ticker": c.ticker, "fiscal_year": c.fiscal_year, "chunk_type": c.chunk_type,
-           "section": c.section, "page": c.page, "page_label": c.page_label,
-           "url": link.url, "url_kind": link.kind, "url_reason": link.reason or None,
-           "text": c.text}
-    return out
-
-
 def search_json(result) -> dict:
-    fused = []
-    for h in result.fused:
-        item = hit_json(h)
-        item.update(dense_rank=h.dense_rank, bm25_rank=h.bm25_rank,
-                    dense_contribution=round(h.dense_contribution, 6),
-                    bm25_contribution=round(h.bm25_contribution, 6))
-        fused.append(item)
+    from finrag.present import hit_record
+
     return {"query": result.query, "filters": result.filters.model_dump(),
-            "dense": [hit_json(h) for h in result.dense],
-            "bm25": [hit_json(h) for h in result.bm25], "fused": fused,
+            "dense": [hit_record(h) for h in result.dense],
+            "bm25": [hit_record(h) for h in result.bm25],
+            "fused": [hit_record(h, fused=True) for h in result.fused],
             "message": result.message, "expansions": result.expansions,
             "generation": result.generation,
             "timings_ms": {k: round(v, 2) for k, v in result.timings_ms.items()}}

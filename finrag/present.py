@@ -180,3 +180,22 @@ BADGE_COLORS = ("red", "orange", "green", "blue", "violet", "gray")
 
 def badge_color(chunk_id: str) -> str:
     return BADGE_COLORS[int(chunk_id[:8], 16) % len(BADGE_COLORS)]
+
+
+def hit_record(hit: Hit, *, fused: bool = False, text_limit: int | None = None) -> dict:
+    """One hit as JSON, the one shape every surface prints (`search --json`, canaries, `ask`):
+    `page` is the page's position in the file (1-based), `page_label` the number printed on it
+    (or null); `url` the EDGAR link (or null), `url_kind` what it opens and `url_reason` why it
+    is not the 10-K document itself (null when it is). A fused hit adds where it came from."""
+    c = hit.chunk
+    link = edgar_link(c)
+    out = {"chunk_id": hit.chunk_id, "rank": hit.rank, "score": round(hit.score, 6),
+           "ticker": c.ticker, "fiscal_year": c.fiscal_year, "chunk_type": c.chunk_type,
+           "section": c.section, "page": c.page, "page_label": c.page_label,
+           "url": link.url, "url_kind": link.kind, "url_reason": link.reason or None,
+           "text": c.text if text_limit is None else c.text[:text_limit]}
+    if fused:
+        out.update(dense_rank=hit.dense_rank, bm25_rank=hit.bm25_rank,
+                   dense_contribution=round(hit.dense_contribution, 6),
+                   bm25_contribution=round(hit.bm25_contribution, 6))
+    return out
