@@ -98,7 +98,7 @@ class HybridSearcher:
         chunk by chunk. The dense and BM25 lists are chunk lists either way."""
         filters = filters or Filters()
         text = clean_query(query)
-        _check_settings(top_k, k_each, rrf_k, fuse_by)
+        _check_settings(top_k, k_each, rrf_k, fuse_by, weights)
         index = self.index
         result = SearchResult(query=text, filters=filters, generation=index.name,
                               expansions=expand_query(text) if expand else [])
@@ -221,7 +221,8 @@ def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
 FUSE_BY = ("page", "chunk")
 
 
-def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str) -> None:
+def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str,
+                    weights: tuple[float, float] = (1.0, 1.0)) -> None:
     if fuse_by not in FUSE_BY:
         raise QueryError(f"fuse_by must be one of {', '.join(FUSE_BY)}, got {fuse_by!r}")
     if not 1 <= top_k <= 100:
@@ -230,6 +231,9 @@ def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str) -> None:
         raise QueryError(f"k_each ({k_each}) must be at least the number of results ({top_k})")
     if rrf_k < 0:
         raise QueryError(f"rrf_k must be 0 or more, got {rrf_k}")
+    if not any(w > 0 for w in weights):
+        raise QueryError(f"weights (dense, bm25) = {tuple(weights)}: both are 0, so nothing would "
+                         "be fused; give one a weight above 0")
 
 
 def _collapse(ranked: list[tuple[str, float]],

@@ -104,3 +104,10 @@ def test_ingest_build_reports_failures_with_exit_2(sample_index, tmp_path, capsy
 def test_ingest_build_without_paths_is_a_usage_error(tmp_path, capsys):
     code, _, err = _run(ingest_main, ["build", "--data-dir", str(tmp_path)], capsys)
     assert code == 1 and "--sample" in err
+
+
+def test_both_weights_zero_is_one_line_and_exit_1(tmp_path, capsys):
+    code, _, err = _run(finrag_main, ["search", "revenue", "--weights", "0,0", "--data-dir",
+                                      str(tmp_path)], capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "--weights '0,0': both are 0" in err

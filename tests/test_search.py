@@ -348,3 +348,19 @@ def test_a_shown_copy_of_a_repeated_text_is_the_one_its_retriever_ranked(data_di
         ranked = {h.chunk_id: h.rank for h in getattr(result, method)}
         if (2023, 34) in fused:
             assert getattr(fused[2023, 34], f"{method}_rank") == ranked.get(other)
+
+
+@pytest.mark.parametrize("weights, kept", [((0.0, 1.0), "bm25"), ((1.0, 0.0), "dense")])
+def test_a_zero_weight_drops_its_retriever_from_the_fused_list(searcher, weights, kept):
+    result = searcher.search("services revenue research and development", top_k=10,
+                             weights=weights, fuse_by="chunk")
+    ranked = getattr(result, kept)
+    assert [h.chunk_id for h in result.fused] == [h.chunk_id for h in ranked]
+    assert all(h.score > 0 for h in result.fused)
+    dropped = "dense" if kept == "bm25" else "bm25"
+    assert all(getattr(h, f"{dropped}_rank") is None for h in result.fused)
+
+
+def test_both_weights_zero_is_a_query_error_quoting_them(searcher):
+    with pytest.raises(QueryError, match=r"\(0\.0, 0\.0\): both are 0"):
+        searcher.search("services", weights=(0.0, 0.0))
