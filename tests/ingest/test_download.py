@@ -112,10 +112,11 @@ def test_parse_years():
                                   "2019-2024")
 
 
-def test_fiscal_year_is_the_year_the_period_ends_in_except_the_first_week_of_january():
+def test_fiscal_year_is_the_year_the_period_ends_in_except_the_first_week_of_jan_or_feb():
     assert fiscal_year("2023-09-30") == 2023  # Apple
     assert fiscal_year("20240128") == 2024  # NVIDIA calls this fiscal 2024
     assert fiscal_year("2022-01-01") == 2021  # a 52/53-week fiscal 2021
+    assert fiscal_year("2025-02-02") == 2024  # Home Depot's fiscal 2024 (dei says 2024)
     assert fiscal_year("2021-12-31") == 2021
     assert fiscal_year("") is None
 
