@@ -3,8 +3,8 @@
 pypdf needs ~14 s for a 115-page 10-K, and every build re-reads every file it is given (to see
 whether it changed), so re-running a build over 35 PDFs would spend 8 minutes finding nothing new.
 The cache maps (the file's bytes, the metadata overrides, the reader's own source code) to the
-`Filing` it produced. A change to the file, to an override or to `ingest/read.py` is a miss, so a
-stale parse can never be served. Only loose files are cached (accession folders parse in well
+`Filing` it produced. A change to the file, to an override, to `ingest/read.py` or to the
+fiscal-year rule it imports (`ingest/fiscal.py`) is a miss, so a stale parse can never be served. Only loose files are cached (accession folders parse in well
 under a second). Entries are pickles in one sqlite file in the data dir; a damaged entry is a miss.
 """
 
@@ -23,9 +23,10 @@ CACHED_SUFFIXES = {".pdf"}
 
 @cache
 def reader_fingerprint() -> str:
-    from ingest import read
+    from ingest import fiscal, read
 
-    return hashlib.sha256(Path(read.__file__).read_bytes()).hexdigest()[:16]
+    code = b"".join(Path(m.__file__).read_bytes() for m in (read, fiscal))
+    return hashlib.sha256(code).hexdigest()[:16]
 
 
 class ReadCache:
