@@ -121,6 +121,13 @@ def test_fiscal_year_is_the_year_the_period_ends_in_except_the_first_week_of_jan
     assert fiscal_year("") is None
 
 
+def test_home_depot_fiscal_2024_is_the_10k_for_the_year_ending_2025_02_02(edgar):
+    """HD's own dei:DocumentFiscalYearFocus for the period ending 2025-02-02 is 2024."""
+    listing = dl_mod._list_10ks("0000354950", f"{UA_COMPANY} {UA_EMAIL}", 2023)
+    fy2024 = [f.accession for f in listing if f.fiscal_year == 2024]
+    assert "0000354950-25-000085" in fy2024
+
+
 def test_missing_or_invalid_email_is_refused_before_any_request(edgar, tmp_path):
     for email in (None, "", "  "):
         with pytest.raises(DownloadError) as err:
