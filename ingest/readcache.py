@@ -5,7 +5,8 @@ whether it changed), so re-running a build over 35 PDFs would spend 8 minutes fi
 The cache maps (the file's bytes, the metadata overrides, the reader's own source code) to the
 `Filing` it produced. A change to the file, to an override, to `ingest/read.py` or to the
 fiscal-year rule it imports (`ingest/fiscal.py`) is a miss, so a stale parse can never be
-served. Only loose files are cached (accession folders parse in well under a second). Entries are pickles in one sqlite file in the data dir; a damaged entry is a miss.
+served. Only loose files are cached (accession folders parse in well under a second). Entries
+are pickles in one sqlite file in the data dir; a damaged entry is a miss.
 """
 
 from __future__ import annotations
