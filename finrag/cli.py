@@ -134,6 +134,9 @@ def _weights(text: str) -> tuple[float, float]:
         raise ValueError(f"--weights {text!r}: give two numbers, dense,bm25, e.g. 1,1") from None
     if not (math.isfinite(dense) and math.isfinite(bm25)) or dense < 0 or bm25 < 0:
         raise ValueError(f"--weights {text!r}: weights must be finite numbers >= 0")
+    if dense == 0 and bm25 == 0:
+        raise ValueError(f"--weights {text!r}: both are 0, so nothing would be fused; "
+                         "give one a weight above 0, e.g. 0,1 for BM25 alone")
     return dense, bm25
 
 

@@ -2,8 +2,9 @@
 
 score(id) = sum over retrievers r of weight_r / (k + rank_r(id)), ranks counted from 1, each
 retriever contributing only its first `k_each` ids. An id listed twice in one list counts at its
-best rank. Ties: higher score first, then the best single rank, then chunk id ascending, so the
-same input gives the same order in every process.
+best rank. A retriever weighted 0 takes no part: its ids are not fused and it has no rank in
+any entry; all weights 0 is an error. Ties: higher score first, then the best single rank, then
+chunk id ascending, so the same input gives the same order in every process.
 
 With `groups` (id -> group key, e.g. the page a chunk is on) the ids of one group fuse as one
 entry: each retriever contributes weight / (k + its best rank of any member), and the entry is
@@ -30,6 +31,7 @@ def rrf(ranked: dict[str, list[str]], *, k: int = RRF_K, weights: dict[str, floa
         k_each: int | None = None, top_k: int | None = None,
         groups: dict[str, str] | None = None) -> list[Fused]:
     weights = _check(ranked, k, weights, k_each)
+    ranked = {name: ids for name, ids in ranked.items() if weights[name] > 0}
     ranks: dict[str, dict[str, int]] = {}
     for name, ids in ranked.items():
         for rank, cid in enumerate(ids[:k_each] if k_each else ids, start=1):
@@ -77,4 +79,7 @@ def _check(ranked, k, weights, k_each) -> dict[str, float]:
     for name, w in weights.items():
         if w < 0:
             raise ValueError(f"weight of {name!r} must be >= 0, got {w}")
-    return {name: weights.get(name, 1.0) for name in ranked}
+    weights = {name: weights.get(name, 1.0) for name in ranked}
+    if ranked and not any(w > 0 for w in weights.values()):
+        raise ValueError(f"weights {weights}: every retriever is weighted 0; give one a weight > 0")
+    return weights

@@ -3,8 +3,10 @@
 Both retrievers apply the filters before taking their top `k_each`: the vector store gets the
 payload filter inside its query; BM25 scores only the rows that pass (with IDF and average
 length from the whole index). Near-duplicates (the same text in several filings or tables) are
-collapsed before fusion so they cannot fill the top-k: every candidate is mapped to the lowest
-chunk id among the candidates with the same normalized text, and takes the best rank of its group.
+collapsed before fusion so they cannot fill the top-k: in each retriever's list, the chunks with
+the same normalized text keep only the best-ranked one, under its own id, page and score. A hit
+shown (and a page voted for) is always one its retriever returned; two retrievers that ranked
+different copies vote for different chunks.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ class HybridSearcher:
         chunk by chunk. The dense and BM25 lists are chunk lists either way."""
         filters = filters or Filters()
         text = clean_query(query)
-        _check_settings(top_k, k_each, rrf_k, fuse_by)
+        _check_settings(top_k, k_each, rrf_k, fuse_by, weights)
         result = SearchResult(query=text, filters=filters, generation=index.name,
                               expansions=expand_query(text) if expand else [])
         mask = index.mask(filters)
@@ -214,8 +216,8 @@ class HybridSearcher:
                   timings) -> None:
         t0 = time.perf_counter()
         candidates = list({cid for cid, _ in dense + bm25})
-        canon = _canonical_ids(index.signatures(candidates))
-        dense, bm25 = _collapse(dense, canon), _collapse(bm25, canon)
+        signatures = index.signatures(candidates)
+        dense, bm25 = _collapse(dense, signatures), _collapse(bm25, signatures)
         fused = rrf(
             {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
             k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
@@ -272,7 +274,8 @@ def _check_known(index: Index, hits: list[tuple[str, float]]) -> None:
 FUSE_BY = ("page", "chunk")
 
 
-def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str) -> None:
+def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str,
+                    weights: tuple[float, float] = (1.0, 1.0)) -> None:
     if fuse_by not in FUSE_BY:
         raise QueryError(f"fuse_by must be one of {', '.join(FUSE_BY)}, got {fuse_by!r}")
     if not 1 <= top_k <= 100:
@@ -281,25 +284,23 @@ def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str) -> None:
         raise QueryError(f"k_each ({k_each}) must be at least the number of results ({top_k})")
     if rrf_k < 0:
         raise QueryError(f"rrf_k must be 0 or more, got {rrf_k}")
+    if not any(w > 0 for w in weights):
+        raise QueryError(f"weights (dense, bm25) = {tuple(weights)}: both are 0, so nothing would "
+                         "be fused; give one a weight above 0")
 
 
-def _canonical_ids(signatures: dict[str, str]) -> dict[str, str]:
-    """Each candidate -> the lowest chunk id among candidates with the same normalized text."""
-    first: dict[str, str] = {}
-    for cid in sorted(signatures):
-        first.setdefault(signatures[cid], cid)
-    return {cid: first[sig] for cid, sig in signatures.items()}
-
-
-def _collapse(ranked: list[tuple[str, float]], canon: dict[str, str]) -> list[tuple[str, float]]:
-    """Replace ids by their canonical id, keeping each group's best-ranked entry only."""
-    seen: set[str] = set()
+def _collapse(ranked: list[tuple[str, float]],
+              signatures: dict[str, int]) -> list[tuple[str, float]]:
+    """The list without its later copies: of the chunks with the same text signature, only the
+    best-ranked one stays, with its own id and score (a chunk without a signature stays)."""
+    seen: set[int] = set()
     out = []
     for cid, score in ranked:
-        c = canon.get(cid, cid)
-        if c not in seen:
-            seen.add(c)
-            out.append((c, score))
+        sig = signatures.get(cid)
+        if sig is None or sig not in seen:
+            if sig is not None:
+                seen.add(sig)
+            out.append((cid, score))
     return out
 
 

@@ -139,3 +139,10 @@ def test_search_json_hits_carry_page_index_printed_label_and_edgar_link(tmp_path
     assert {(h["url_kind"], h["url_reason"]) for h in hits} == {
         ("company 10-K list", "no accession number in the filing or its folder name")}
     assert json.loads(json.dumps(data)) == data
+
+
+def test_both_weights_zero_is_one_line_and_exit_1(tmp_path, capsys):
+    code, _, err = _run(finrag_main, ["search", "revenue", "--weights", "0,0", "--data-dir",
+                                      str(tmp_path)], capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "--weights '0,0': both are 0" in err

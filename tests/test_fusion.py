@@ -74,3 +74,15 @@ def test_groups_fuse_as_one_entry_shown_by_their_best_member_hand_computed():
 def test_ids_without_a_group_stay_entries_of_their_own():
     ranked = {"dense": ["x", "y"], "bm25": ["y", "x"]}
     assert [f.chunk_id for f in rrf(ranked, groups={})] == [f.chunk_id for f in rrf(ranked)]
+
+
+def test_a_zero_weight_leaves_its_retriever_out_of_the_fusion():
+    fused = rrf({"dense": ["a", "b"], "bm25": ["b", "c"]}, k=60, weights={"dense": 0.0})
+    assert [f.chunk_id for f in fused] == ["b", "c"]  # "a" was only dense's
+    assert [f.score for f in fused] == [pytest.approx(1 / 61), pytest.approx(1 / 62)]
+    assert fused[0].ranks == {"bm25": 1} and fused[0].contributions == {"bm25": 1 / 61}
+
+
+def test_every_weight_zero_is_an_error_quoting_the_weights():
+    with pytest.raises(ValueError, match=r"'dense': 0.0, 'bm25': 0.0.*weighted 0"):
+        rrf({"dense": ["a"], "bm25": ["b"]}, weights={"dense": 0.0, "bm25": 0.0})

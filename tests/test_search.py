@@ -302,3 +302,65 @@ def test_a_page_printing_the_line_items_outranks_one_with_their_words_scattered(
     result = searcher.search("What is the working capital?", top_k=5)
     searcher.close()
     assert [h.chunk.text for h in result.bm25][:2] == [rows, scattered]
+
+
+def test_a_shown_copy_of_a_repeated_text_is_the_one_its_retriever_ranked(data_dir, fake_embedder):
+    """The same passage in two years' 10-Ks: the copy each list shows, with its page and score,
+    is the copy that retriever ranked first, not the copy with the lower chunk id."""
+    shared = ("For certain long-term service arrangements, the Company has performance "
+              "obligations that extend beyond one year.")
+    rows = [  # (chunk id, fiscal year, page, heading, text); FY2023's copy has the lower id
+        ("0" * 31 + "1", 2023, 34, "", shared),
+        ("0" * 31 + "2", 2023, 34, "", "Employees and human capital headcount offices"),
+        ("f" * 32, 2024, 37, "Revenue recognition service arrangements",
+         shared),
+        ("e" * 32, 2024, 37, "Revenue recognition service arrangements",
+         "Deferred revenue for service arrangements and performance obligations"),
+    ]
+    chunks = [Chunk(chunk_id=cid, ticker="AAPL", fiscal_year=y, chunk_type="narrative", page=p,
+                    heading=h, text=t, filing_key=f"AAPL{y}") for cid, y, p, h, t in rows]
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    query = "revenue recognition service arrangements performance obligations"
+    s = HybridSearcher(settings, fake_embedder)
+    try:
+        index = s.index
+        raw_dense = index.vectors.search(fake_embedder.encode([query])[0], Filters(), 10)
+        result = s.search(query, Filters(tickers=["AAPL"]), top_k=10, expand=False)
+    finally:
+        s.close()
+    raw_order = [cid for cid, _ in raw_dense]
+    assert raw_order.index("f" * 32) < raw_order.index("0" * 31 + "1")  # FY2024's copy first
+    for hits in (result.dense, result.bm25):
+        copies = [h for h in hits if h.chunk.text == shared]
+        assert [(h.chunk.fiscal_year, h.chunk.page) for h in copies] == [(2024, 37)]
+    (dense_copy,) = [h for h in result.dense if h.chunk.text == shared]
+    assert dense_copy.score == pytest.approx(dict(raw_dense)["f" * 32])
+    (bm25_copy,) = [h for h in result.bm25 if h.chunk.text == shared]
+    # the page votes go to the pages that were ranked: p. 34 only by its other chunk's ranks
+    fused = {(h.chunk.fiscal_year, h.chunk.page): h for h in result.fused}
+    assert fused[2024, 37].dense_rank <= dense_copy.rank
+    assert fused[2024, 37].bm25_rank <= bm25_copy.rank
+    other = "0" * 31 + "2"
+    for method in ("dense", "bm25"):
+        ranked = {h.chunk_id: h.rank for h in getattr(result, method)}
+        if (2023, 34) in fused:
+            assert getattr(fused[2023, 34], f"{method}_rank") == ranked.get(other)
+
+
+@pytest.mark.parametrize("weights, kept", [((0.0, 1.0), "bm25"), ((1.0, 0.0), "dense")])
+def test_a_zero_weight_drops_its_retriever_from_the_fused_list(searcher, weights, kept):
+    result = searcher.search("services revenue research and development", top_k=10,
+                             weights=weights, fuse_by="chunk")
+    ranked = getattr(result, kept)
+    assert [h.chunk_id for h in result.fused] == [h.chunk_id for h in ranked]
+    assert all(h.score > 0 for h in result.fused)
+    dropped = "dense" if kept == "bm25" else "bm25"
+    assert all(getattr(h, f"{dropped}_rank") is None for h in result.fused)
+
+
+def test_both_weights_zero_is_a_query_error_quoting_them(searcher):
+    with pytest.raises(QueryError, match=r"\(0\.0, 0\.0\): both are 0"):
+        searcher.search("services", weights=(0.0, 0.0))

@@ -7,9 +7,13 @@ Files land in sec-edgar-downloader's own layout, which `python -m ingest build D
 
 Which filings: `--years` are *fiscal* years. The fiscal year of a 10-K is the calendar year its
 period of report ends in (EDGAR's `reportDate`, the header's CONFORMED PERIOD OF REPORT), except
-that a period ending on January 1-7 belongs to the year before (52/53-week years, e.g. a fiscal
-2021 that ends on Saturday 2022-01-01). So Apple's 10-K for the year ended 2023-09-30 is 2023 and
-NVIDIA's for the year ended 2024-01-28 is 2024, as both companies label them. Filing dates are
+that a period ending on January 1-7 or February 1-7 belongs to the year before (52/53-week
+years, e.g. a fiscal 2021 that ends on Saturday 2022-01-01, Home Depot's fiscal 2024 that ends
+on 2025-02-02): the reader's rule, `finrag.ingest.fiscal.fiscal_year_from_period`. So Apple's 10-K
+for the year ended 2023-09-30 is 2023 and NVIDIA's for the year ended 2024-01-28 is 2024, as
+both companies label them. Its known limits (retailers that name a year ending late in January
+by the year it began) are the reader's too; the filing's own `dei:DocumentFiscalYearFocus` then
+labels what was fetched. Filing dates are
 not a usable proxy: a December year-end company files its FY2023 10-K in February 2024, a
 September one in November 2023, so any filing-date window of whole years picks up a neighbouring
 fiscal year. We therefore read each company's EDGAR filing list first (one small JSON request,
@@ -45,6 +49,8 @@ from datetime import date
 from pathlib import Path
 
 import requests
+
+from finrag.ingest.fiscal import fiscal_year_from_period, period_date
 
 FORM = "10-K"
 TIMEOUT_SECONDS = 60.0  # per HTTP request; sec-edgar-downloader sets none and would hang forever
@@ -94,12 +100,11 @@ def parse_years(text: str) -> list[int]:
 
 
 def fiscal_year(period_end: str) -> int | None:
-    """The fiscal year of a period of report, '2023-09-30' or '20230930' (see the module doc)."""
-    digits = str(period_end).replace("-", "").strip()
-    if not re.fullmatch(r"\d{8}", digits):
-        return None
-    year, month, day = int(digits[:4]), int(digits[4:6]), int(digits[6:])
-    return year - 1 if month == 1 and day <= 7 else year
+    """The fiscal year of a period of report, '2023-09-30' or '20230930': the reader's rule
+    (`finrag.ingest.fiscal`). Only original 10-Ks are listed, so no transition period needs the
+    FISCAL YEAR END veto (EDGAR's listing states only the company's current year end)."""
+    end = period_date(period_end)
+    return fiscal_year_from_period(end) if end else None
 
 
 def _user_agent(company: str, email: str | None) -> str:

@@ -16,7 +16,8 @@ form as filed ("10-K", "10-K405", "10-KT", "10-K/A"), `document` is the 10-K doc
 on EDGAR where the filing states it (the submission's `<FILENAME>`, else `ixbrl_document_name`).
 
 Fiscal year: `dei:DocumentFiscalYearFocus` when the document has it, else
-`fiscal_year_from_period` (see its docstring for the rule and its known limits).
+`finrag.ingest.fiscal.fiscal_year_from_period`, the rule `ingest download` uses too (see its docstring
+for the rule and its known limits).
 
 Any bad input (not a 10-K, empty, truncated, binary junk, unreadable PDF, no ticker) raises
 `ReadError` with a one-line message naming the file; no other exception type escapes
@@ -43,11 +44,11 @@ from lxml import etree
 
 from finrag.models import Block, Filing
 from finrag.ingest.pagelabels import PdfEdges, label_pages, page_mark
+from finrag.ingest.fiscal import fiscal_year_from_period
 
 UNIT_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
 LOOSE_SUFFIXES = {".htm", ".html", ".txt", ".pdf"}
 TEN_K_FORMS = re.compile(r"^10-K(405|T|SB|SB40|T405)?(/A)?$")
-SPILLOVER_DAYS = 7  # a 52/53-week year may end up to a week after its nominal month end
 
 _ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
 _TICKER = re.compile(r"^[A-Z][A-Z0-9.\-]{0,9}$")
@@ -509,37 +510,7 @@ def _skip_document_fields(lines: list[str], start: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# fiscal year
-
-
-def fiscal_year_from_period(period_end: date, fiscal_year_end_mmdd: str | None) -> int:
-    """The fiscal year of a period of report, for filings without `dei:DocumentFiscalYearFocus`.
-
-    Rule: the calendar year of the period end, except a period ending in the first 7 days of
-    January or February (a 52/53-week year that ran past its nominal month end) belongs to
-    the previous year: JNJ 2023-01-01 -> 2022, LDOS 2025-01-03 -> 2024, HD 2025-02-02 -> 2024.
-    `fiscal_year_end_mmdd` (the header's FISCAL YEAR END) vetoes the spill-over when it lies
-    far (> 7 days) from the period, as in a transition period. Agrees with dei on every filing
-    here that has both (NVDA 2024-01-28 -> 2024, WMT/CRM 2025-01-31 -> 2025, AAPL 2019-09-28 ->
-    2019). Known limits, from the companies' own naming: retailers whose year ends late in
-    January and who name it by the year it began (HD 2024-01-28 = "fiscal 2023", LOW, DG, KR)
-    come out one year high; BBY/DELL (2024-02-03 = "fiscal 2024") one year low. An explicit
-    override or dei fact avoids both.
-    """
-    spill = period_end.month in (1, 2) and period_end.day <= SPILLOVER_DAYS
-    if spill and fiscal_year_end_mmdd and not _near(period_end, fiscal_year_end_mmdd):
-        spill = False
-    return period_end.year - 1 if spill else period_end.year
-
-
-def _near(period_end: date, mmdd: str) -> bool:
-    """True if month-day `mmdd` lies within a week of the period end (across a year end)."""
-    try:
-        month, day = int(mmdd[:2]), min(int(mmdd[2:]), 28 if mmdd[:2] == "02" else 31)
-        candidates = [date(period_end.year + k, month, day) for k in (-1, 0, 1)]
-    except ValueError:
-        return True
-    return min(abs((c - period_end).days) for c in candidates) <= SPILLOVER_DAYS + 3
+# dates
 
 
 def _parse_date(text: str) -> date | None:

@@ -4,9 +4,10 @@ pypdf needs ~14 s for a 115-page 10-K, and every build re-reads every file it is
 whether it changed), so re-running a build over 35 PDFs would spend 8 minutes finding nothing new.
 The cache maps (the file's bytes, the metadata overrides, the reader's own source code) to the
 `Filing` it produced. A change to the file, to an override or to the reader's code
-(`finrag/ingest/read.py`, `finrag/ingest/pagelabels.py`, `finrag/models.py`) is a miss, so a
-stale parse can never be served. Only loose files are cached (accession folders parse in well
-under a second). Entries are pickles in one sqlite file in the data dir; a damaged entry is a miss.
+(`finrag/ingest/read.py`, `finrag/ingest/pagelabels.py`, `finrag/ingest/fiscal.py`,
+`finrag/models.py`) is a miss, so a stale parse can never be served. Only loose files are
+cached (accession folders parse in well under a second). Entries are pickles in one sqlite
+file in the data dir; a damaged entry is a miss.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ def reader_fingerprint() -> str:
     """A hash of the reader's source files and of the records it fills: a change to any of
     them is a cache miss (a cached Filing without `page_label` is never served)."""
     from finrag import models
-    from finrag.ingest import pagelabels, read
+    from finrag.ingest import fiscal, pagelabels, read
 
     digest = hashlib.sha256()
-    for module in (read, pagelabels, models):
+    for module in (read, pagelabels, fiscal, models):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -8,9 +8,11 @@ import is done before the index is opened and is not counted in `open_s`).
 
 Query figures are uncached: the query-vector cache is off while they are taken, so every search
 runs the model. `query_ms_cached` is the same searches again with the cache on (what the app does
-when only a filter changes), and `embed_paths` times sentence-transformers' `encode` against the
-query path on the same queries in the same process. `load` is the 1-minute load average before
-and after the query phase: the machine is shared, so read the figures with it.
+when only a filter changes; `cached_same_results` says its fused lists equal the uncached ones),
+`answered` counts the queries with a fused answer under each filter, and `embed_paths` times
+sentence-transformers' `encode` against the query path on the same queries in the same process.
+`load` is the 1-minute load average before and after the query phase: the machine is shared, so
+read the figures with it.
 
 The naive stack on the same data and queries: qdrant-client's local mode (pure-Python, brute
 force) for dense, rank-bm25 `get_scores` over every chunk with the filter applied afterwards.
@@ -135,30 +137,36 @@ def query_phase(data_dir: Path, queries: list[str]) -> dict:
     t0 = time.perf_counter()
     _ = searcher.index
     open_s = time.perf_counter() - t0
-    out = {name: _timed_searches(searcher, queries, Filters(**spec))
+    answers: dict[str, list] = {name: [] for name in FILTERS}
+    out = {name: _timed_searches(searcher, queries, Filters(**spec), answers[name])
            for name, spec in FILTERS.items()}
     encodes = embedder.query_encodes
     embedder.query_cache_size = QUERY_CACHE_SIZE
     filters = Filters(**FILTERS["ticker_year"])
     for q in queries:
         searcher.search(q, filters)  # fills the cache, as a first search in the app does
-    cached = {"ticker_year": _timed_searches(searcher, queries, filters)}
+    cached_answers: list = []
+    cached = {"ticker_year": _timed_searches(searcher, queries, filters, cached_answers)}
     if embedder.query_encodes != encodes + len(set(queries)):
         raise RuntimeError("bench: the cached pass ran the model; its figures would be wrong")
     rss_mb = _rss_mb()  # before `_embed_paths` loads a second, torch-only copy of the model
     return {"open_s": round(open_s, 3), "rss_mb": rss_mb, "query_ms": out,
             "query_ms_cached": cached, "query_runtime": embedder.query_runtime,
+            "answered": {name: sum(bool(a) for a in v) for name, v in answers.items()},
+            "cached_same_results": cached_answers == answers["ticker_year"],
             "embed_paths": _embed_paths(embedder, queries),
             "load": [load_before, round(os.getloadavg()[0], 2)]}
 
 
-def _timed_searches(searcher, queries: list[str], filters) -> dict:
+def _timed_searches(searcher, queries: list[str], filters, answers: list) -> dict:
+    """Each phase's p50/p95 over the queries; each query's fused chunk ids go to `answers`."""
     searcher.search(queries[0], filters)  # first query warms caches
     samples = {p: [] for p in PHASES}
     for q in queries:
         t = time.perf_counter()
         r = searcher.search(q, filters)
         samples["fused"].append((time.perf_counter() - t) * 1000)
+        answers.append([h.chunk_id for h in r.fused])
         for p in ("embed", "dense", "bm25"):
             samples[p].append(r.timings_ms[p])
     return {p: _pcts(v) for p, v in samples.items()}

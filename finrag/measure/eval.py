@@ -1,11 +1,13 @@
 """Page-level retrieval metrics per method (dense, bm25, fused) over a question set.
 
-A question's answer is on known pages. A retrieved chunk is a hit when its page is one of them.
+A question's answer is on known pages of a known document. A retrieved chunk is a hit when its
+place, (document, page), is one of them: page N of another filing (another year's 10-K of the
+same company, or another company's) is not the evidence page.
 - hit@k: some chunk among the first k is a hit.
 - MRR@k: 1 / rank of the first hit chunk (0 if none in the first k).
-- nDCG@k: binary gain at each rank whose chunk's page is an evidence page not already credited
-  (pages count once, in rank order), over the ideal of min(#evidence pages, k) hits at the top.
-Everything is computed from the ranked pages of each list, so the metrics are pure and testable.
+- nDCG@k: binary gain at each rank whose chunk's place is an evidence place not already credited
+  (places count once, in rank order), over the ideal of min(#evidence places, k) hits at the top.
+Everything is computed from the ranked places of each list, so the metrics are pure and testable.
 """
 
 from __future__ import annotations
@@ -14,13 +16,21 @@ import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 METHODS = ("dense", "bm25", "fused")
 CURVE_DEPTH = 20  # hit@1..20 for the plot
 
+Place = tuple[str, int | None]  # (document file name, 1-based page) of a chunk
 
-def first_hit(pages: Sequence[int | None], evidence: Iterable[int]) -> int | None:
-    """1-based rank of the first chunk on an evidence page, or None."""
+
+def place(chunk) -> Place:
+    """Where a chunk is: the file name of its document and its page."""
+    return (Path(chunk.source).name, chunk.page)
+
+
+def first_hit(pages: Sequence, evidence: Iterable) -> int | None:
+    """1-based rank of the first chunk on an evidence page (or place), or None."""
     wanted = set(evidence)
     for rank, page in enumerate(pages, start=1):
         if page in wanted:
@@ -28,9 +38,9 @@ def first_hit(pages: Sequence[int | None], evidence: Iterable[int]) -> int | Non
     return None
 
 
-def ndcg(pages: Sequence[int | None], evidence: Iterable[int], k: int) -> float:
+def ndcg(pages: Sequence, evidence: Iterable, k: int) -> float:
     wanted = set(evidence)
-    credited: set[int] = set()
+    credited: set = set()
     dcg = 0.0
     for rank, page in enumerate(pages[:k], start=1):
         if page in wanted and page not in credited:
@@ -42,10 +52,10 @@ def ndcg(pages: Sequence[int | None], evidence: Iterable[int], k: int) -> float:
 
 @dataclass
 class Outcome:
-    """One question, one method: the pages of its ranked chunks and the query time."""
+    """One question, one method: the places of its ranked chunks and the query time."""
 
-    pages: list[int | None]
-    evidence: frozenset[int]
+    pages: list[Place]
+    evidence: frozenset[Place]
     ms: float
 
     @property
@@ -77,8 +87,9 @@ def _rate(ranks: list[int | None], cutoff: int, n: int) -> float:
     return round(sum(1 for r in ranks if r and r <= cutoff) / n, 3)
 
 
-def result_outcomes(result, evidence: frozenset[int]) -> dict[str, Outcome]:
-    """The three ranked lists of one SearchResult as Outcomes (query time per method)."""
+def result_outcomes(result, evidence: frozenset[Place]) -> dict[str, Outcome]:
+    """The three ranked lists of one SearchResult as Outcomes (query time per method);
+    `evidence`: the (document file name, page) places that hold the answer."""
     t = result.timings_ms
     ms = {
         "dense": t.get("embed", 0.0) + t.get("dense", 0.0),
@@ -86,5 +97,5 @@ def result_outcomes(result, evidence: frozenset[int]) -> dict[str, Outcome]:
         "fused": sum(t.values()),
     }
     return {
-        m: Outcome([h.chunk.page for h in getattr(result, m)], evidence, ms[m]) for m in METHODS
+        m: Outcome([place(h.chunk) for h in getattr(result, m)], evidence, ms[m]) for m in METHODS
     }

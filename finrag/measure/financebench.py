@@ -35,6 +35,11 @@ class Question:
     document: Document
     evidence_pages: frozenset[int]  # 1-based PDF page numbers
 
+    @property
+    def evidence(self) -> frozenset[tuple[str, int]]:
+        """The evidence as (PDF file name, page): page N of another filing is not evidence."""
+        return frozenset((self.document.pdf.name, p) for p in self.evidence_pages)
+
 
 def load(questions_file: Path, pdfs_dir: Path, doc_index: Path) -> tuple[list[Question], list[str]]:
     """The questions that can be evaluated, and one line for each that cannot."""
@@ -119,7 +124,7 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, **sear
     for q in questions:
         result = searcher.search(q.question, filters_for(q, mode), top_k=max(k, CURVE_DEPTH),
                                  **search_kw)
-        outcomes = result_outcomes(result, q.evidence_pages)
+        outcomes = result_outcomes(result, q.evidence)
         kind = by_type.setdefault(q.question_type or "unknown", {m: MethodScores() for m in METHODS})
         for m in METHODS:
             overall[m].outcomes.append(outcomes[m])
@@ -129,8 +134,10 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, **sear
             misses.append({
                 "financebench_id": q.financebench_id,
                 "question": q.question,
+                "doc_name": q.document.doc_name,
                 "evidence_pages": sorted(p - 1 for p in q.evidence_pages),  # 0-based, as in the data
-                "fused_pages": [p - 1 if p else None for p in fused.pages[:k]],
+                "fused_pages": [p - 1 if p else None for _, p in fused.pages[:k]],
+                "fused_docs": [Path(name).stem for name, _ in fused.pages[:k]],
             })
     return {
         "questions": len(questions),

@@ -112,12 +112,20 @@ def test_parse_years():
                                   "2019-2024")
 
 
-def test_fiscal_year_is_the_year_the_period_ends_in_except_the_first_week_of_january():
+def test_fiscal_year_is_the_year_the_period_ends_in_except_the_first_week_of_jan_or_feb():
     assert fiscal_year("2023-09-30") == 2023  # Apple
     assert fiscal_year("20240128") == 2024  # NVIDIA calls this fiscal 2024
     assert fiscal_year("2022-01-01") == 2021  # a 52/53-week fiscal 2021
+    assert fiscal_year("2025-02-02") == 2024  # Home Depot's fiscal 2024 (dei says 2024)
     assert fiscal_year("2021-12-31") == 2021
     assert fiscal_year("") is None
+
+
+def test_home_depot_fiscal_2024_is_the_10k_for_the_year_ending_2025_02_02(edgar):
+    """HD's own dei:DocumentFiscalYearFocus for the period ending 2025-02-02 is 2024."""
+    listing = dl_mod._list_10ks("0000354950", f"{UA_COMPANY} {UA_EMAIL}", 2023)
+    fy2024 = [f.accession for f in listing if f.fiscal_year == 2024]
+    assert "0000354950-25-000085" in fy2024
 
 
 def test_missing_or_invalid_email_is_refused_before_any_request(edgar, tmp_path):

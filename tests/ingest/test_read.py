@@ -111,20 +111,6 @@ def test_fiscal_year_from_period(period, fye, expected):
     assert fiscal_year_from_period(period, fye) == expected
 
 
-def test_all_875_headers_give_period_and_a_consistent_fiscal_year():
-    root = shared("headers")
-    files = sorted(root.rglob("full-submission.first1000bytes.txt"))
-    assert len(files) == 875
-    for path in files:
-        header = parse_sgml_header(path.read_text(errors="replace"))
-        period, fye = header["CONFORMED PERIOD OF REPORT"], header["FISCAL YEAR END"]
-        assert re.fullmatch(r"\d{8}", period) and re.fullmatch(r"\d{4}", fye), path
-        end = date(int(period[:4]), int(period[4:6]), int(period[6:]))
-        year = fiscal_year_from_period(end, fye)
-        early = end.month in (1, 2) and end.day <= 7
-        assert year == end.year or (year == end.year - 1 and early), path
-
-
 def test_derived_fiscal_year_agrees_with_dei_on_every_real_filing():
     root = shared("filings", "sec-edgar-filings")
     checked = 0
