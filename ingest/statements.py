@@ -27,15 +27,15 @@ TITLE_MAX = 160  # a longer text block is body text, not a title line
 TITLE_LINE_MAX = 130  # a title line naming a statement is shorter
 
 _STATEMENTS = (
-    ("balance", re.compile(r"balance\s+sheets?|statements?\s+of\s+(consolidated\s+)?financial\s+"
+    ("balance", re.compile(r"balance\s*sheets?|statements?\s*of\s*(consolidated\s*)?financial\s*"
                            r"(position|condition)", re.I)),
-    ("cash_flow", re.compile(r"statements?\s+of\s+(consolidated\s+)?cash\s+flows?", re.I)),
-    ("equity", re.compile(r"statements?\s+of\s+[\w\s,'’()-]{0,60}?\b(equity|(stock|share)"
-                          r"(holders|owners)['’]?\s+(equity|investment|deficit))", re.I)),
-    ("comprehensive", re.compile(r"statements?\s+of\s+(consolidated\s+)?comprehensive\s+"
+    ("cash_flow", re.compile(r"statements?\s*of\s*(consolidated\s*)?cash\s*flows?", re.I)),
+    ("equity", re.compile(r"statements?\s*of\s*[\w\s,'’()-]{0,60}?\b(equity|(stock|share)"
+                          r"(holders|owners)['’]?\s*(equity|investment|deficit))", re.I)),
+    ("comprehensive", re.compile(r"statements?\s*of\s*(consolidated\s*)?comprehensive\s*"
                                  r"(income|loss|earnings)", re.I)),
-    ("income", re.compile(r"statements?\s+of\s+(consolidated\s+)?(operations|income|earnings|"
-                          r"(net\s+)?loss)|income\s+statements?", re.I)),
+    ("income", re.compile(r"statements?\s*of\s*(consolidated\s*)?(operations|income|earnings|"
+                          r"(net\s*)?loss)|income\s*statements?", re.I)),
 )
 
 

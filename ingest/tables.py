@@ -35,7 +35,7 @@ _NUMBER = re.compile(r"(?<![\w.,/&-])(\(?\$?\s?\(?-?(?:\d{1,3}(?:,\d{3})+|\d+)(?
                      r"(?![\w/&-]|[.,]\d)")
 _DASH = re.compile(r"^[—–-]+$")
 _YEAR = re.compile(r"^(19|20)\d\d$")
-_UNIT = re.compile(r"\b(thousands|millions|billions)\b", re.I)
+_UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
 _PER_SHARE = re.compile(r"per\s+(common\s+|ordinary\s+)?share|per\s+(basic|diluted)", re.I)
 _SHARE_COUNT = re.compile(r"\bshares\b|\bshare\s+count", re.I)
 _HEADER_WORDS = {"year", "years", "ended", "ending", "fiscal", "as", "of", "at", "weeks", "week",
@@ -70,6 +70,7 @@ class _State:
     label: str = ""  # a label waiting for its values (PDF: values on lines of their own)
     values: list[_Token] = field(default_factory=list)
     section: str = ""  # the last label-only line ("Earnings per share:")
+    month_days: list[tuple[int, int]] = field(default_factory=list)  # one per header column
     rows: int = 0  # rows read under the current header
 
 
@@ -174,6 +175,10 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
     if all(t.kind != "text" for t in items):
         _loose_values(state, items, filing, block, facts)
         return
+    if _month_days_only(text):  # "December 26," above or between a header's years
+        state.month_days = (state.month_days if state.header else []) + _month_days(text)
+        _remember(state, text)
+        return
     _close_header(state)
     run: list[_Token] = []
     words: list[str] = []
@@ -183,9 +188,12 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
             continue
         if run:
             if _is_header(run, []) and (len(run) > 1 or _is_header(run, _texts(items))):
+                if words:  # title and unit line printed before the periods, in this block
+                    _remember(state, " ".join(words))
                 _set_header(state, run)
+                words = []
             elif state.columns and len(run) == len(state.columns) and words:
-                label = " ".join(words)
+                label = " ".join(words).rpartition(": ")[2]  # "...activities: Depreciation"
                 _emit(state, label, run, filing, block, facts)
                 words = []
             else:
@@ -243,14 +251,19 @@ def _is_header(values: list[_Token], texts: list[str]) -> bool:
 
 
 def _set_header(state: _State, values: list[_Token]) -> None:
-    month_day = _last_month_day(state.recent)
+    """Columns from a header: a date per column, or bare years with the month and day printed
+    beside them ("December 31," above "2024 2023"; one per column where there are as many)."""
+    dated = [t.value for t in values if t.kind == "date"]
+    month_day = (dated[-1].month, dated[-1].day) if dated else _last_month_day(state.recent)
+    per_column = state.month_days if len(state.month_days) == len(values) else None
     columns = []
-    for t in values:
+    for i, t in enumerate(values):
         if t.kind == "date":
             columns.append(_Column(t.value.year, t.value))
         else:
-            columns.append(_Column(t.value, _with_year(month_day, t.value)))
-    state.columns, state.header, state.rows = columns, [], 0
+            columns.append(_Column(t.value, _with_year(per_column[i] if per_column else
+                                                       month_day, t.value)))
+    state.columns, state.header, state.rows, state.month_days = columns, [], 0, []
     title = _joined(state.recent)
     kind = next((k for k in map(statement_of, title) if k != "other"), None)
     titled = kind is not None or _has_title(title)
@@ -291,6 +304,16 @@ def _unit(lines: list[str]) -> str | None:
         if m := _UNIT.search(line):
             return m.group(1).lower()
     return None
+
+
+def _month_days(text: str) -> list[tuple[int, int]]:
+    return [(_MONTH_NUMBERS[m.group(1)[:3].lower()], int(m.group(2)))
+            for m in _MONTH_DAY.finditer(text)]
+
+
+def _month_days_only(text: str) -> bool:
+    """A line that only names month-days ("December 26,"), between a header's years."""
+    return bool(_month_days(text)) and not _MONTH_DAY.sub("", text).strip(" ,.")
 
 
 def _last_month_day(lines: list[str]) -> tuple[int, int] | None:
