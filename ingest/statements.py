@@ -24,7 +24,7 @@ from finrag.models import Block
 SLACK = timedelta(days=7)  # a 52/53-week year ends up to a week either side of its anniversary
 TITLE_BLOCKS = 6  # text blocks looked at above a table, on its page
 TITLE_MAX = 160  # a longer text block is body text, not a title line
-TITLE_LINE_MAX = 130  # a title line naming a statement is shorter
+TITLE_LINE_MAX = 200  # a title line naming a statement is shorter
 
 _STATEMENTS = (
     ("balance", re.compile(r"balance\s*sheets?|statements?\s*of\s*(consolidated\s*)?financial\s*"

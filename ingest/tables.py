@@ -36,6 +36,7 @@ _NUMBER = re.compile(r"(?<![\w.,/&-])(\(?\$?\s?\(?-?(?:\d{1,3}(?:,\d{3})+|\d+)(?
 _DASH = re.compile(r"^[—–-]+$")
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
+_UNIT_PREFIX = re.compile(r"^.*\([^()]*(thousands|millions|billions)[^()]*\)\s*", re.I)
 _PER_SHARE = re.compile(r"per\s+(common\s+|ordinary\s+)?share|per\s+(basic|diluted)", re.I)
 _SHARE_COUNT = re.compile(r"\bshares\b|\bshare\s+count", re.I)
 _HEADER_WORDS = {"year", "years", "ended", "ending", "fiscal", "as", "of", "at", "weeks", "week",
@@ -175,6 +176,10 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
     if all(t.kind != "text" for t in items):
         _loose_values(state, items, filing, block, facts)
         return
+    lead = next((i for i, t in enumerate(items) if t.kind not in ("year", "date")), len(items))
+    if state.header and lead:  # the last of a header's periods opens this paragraph
+        state.header.extend(items[:lead])
+        items = items[lead:]
     if _month_days_only(text):  # "December 26," above or between a header's years
         state.month_days = (state.month_days if state.header else []) + _month_days(text)
         _remember(state, text)
@@ -192,7 +197,12 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
                     _remember(state, " ".join(words))
                 _set_header(state, run)
                 words = []
-            elif state.columns and len(run) == len(state.columns) and words:
+            elif state.columns and words and (extra := _extra(run, state)) is not None:
+                words.extend(t.text for t in run[:extra])
+                run = run[extra:extra + len(state.columns)]  # an unlabelled total after it:
+                # not read (its label is not printed)
+                if not state.rows:  # a unit line between the header and the first row
+                    _remember(state, " ".join(words))
                 label = " ".join(words).rpartition(": ")[2]  # "...activities: Depreciation"
                 _emit(state, label, run, filing, block, facts)
                 words = []
@@ -207,6 +217,21 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
     if state.label and not state.values:
         state.section = state.label  # a label line with no values of its own heads a section
     state.label, state.values = label, []
+
+
+def _extra(run: list[_Token], state: _State) -> int | None:
+    """How many leading numbers of a run belong to the row's label, or None when the run is
+    not a row: exactly one period value per column ("Net sales 1,577 1,420"); in a statement,
+    one number more that is part of the label ("(Note 12) $ 156 $ 11", "net of allowances of
+    $46 and $ 41 2,133 1,836"); or a row and then an unlabelled total of as many values."""
+    n = len(state.columns or [])
+    if n == 0:
+        return None
+    if len(run) % n == 0:
+        return 0
+    if n >= 2 and len(run) == n + 1 and state.statement != "other":
+        return 1
+    return None
 
 
 def _loose_values(state: _State, items: list[_Token], filing, block, facts) -> None:
@@ -265,7 +290,7 @@ def _set_header(state: _State, values: list[_Token]) -> None:
                                                        month_day, t.value)))
     state.columns, state.header, state.rows, state.month_days = columns, [], 0, []
     title = _joined(state.recent)
-    kind = next((k for k in map(statement_of, title) if k != "other"), None)
+    kind = next((k for k in map(statement_of, _title_windows(title)) if k != "other"), None)
     titled = kind is not None or _has_title(title)
     if titled:  # a table of its own; an untitled header continues the page's statement
         state.statement, state.unit = kind or "other", None
@@ -273,6 +298,15 @@ def _set_header(state: _State, values: list[_Token]) -> None:
     if unit is not None:
         state.unit = unit
     state.recent = []
+
+
+def _title_windows(lines: list[str]) -> list[str]:
+    """Each line, then runs of 2-4 lines joined: pypdf breaks titles over lines
+    ("CONSOLIDATED STATEMENTS OF" / "OPERATIONS (in millions...)")."""
+    out = list(lines)
+    for size in (2, 3, 4):
+        out += [" ".join(lines[i:i + size]) for i in range(len(lines) - size + 1)]
+    return out
 
 
 def _has_title(lines: list[str]) -> bool:
@@ -340,7 +374,7 @@ def _emit(state: _State, label: str, values: list[_Token], filing: Filing, block
     columns = state.columns
     if not columns or len(values) != len(columns) or state.unit is None:
         return
-    label = label.strip(" :$")
+    label = _UNIT_PREFIX.sub("", label).strip(" :$")
     if not label or not any(ch.isalpha() for ch in label):
         return
     years = [_fiscal_year(c, filing) for c in columns]
