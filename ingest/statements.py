@@ -49,7 +49,8 @@ def statement_of(title: str) -> str:
     if len(title) > TITLE_LINE_MAX or title.endswith(":"):
         return "other"
     found = [(kind, m) for kind, pattern in _STATEMENTS if (m := pattern.search(title))]
-    found = [(kind, m) for kind, m in found if _title_prefix(title[: m.start()])]
+    found = [(kind, m) for kind, m in found if _title_prefix(title[: m.start()])
+             and not _NOT_A_TITLE_END.match(title[m.end():])]
     if not found:
         return "other"
     kinds = [kind for kind, _ in found]
@@ -63,6 +64,12 @@ def _title_prefix(text: str) -> bool:
     words = re.findall(r"[A-Za-z][\w'’&.-]*", text)
     return all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
 
+
+# What follows a statement's name in a heading that is not the statement itself:
+# "Balance Sheet and Working Capital Measures", "Cash flow data"
+_NOT_A_TITLE_END = re.compile(r"\s*((and|&)\s+(?!comprehensive|stockholders|shareholders|"
+                              r"changes|redeemable|equity)|data\b|information\b|measures\b|"
+                              r"highlights\b|summary\b|items\b)", re.I)
 
 _SMALL_WORDS = {"and", "of", "the", "inc.", "inc", "co.", "corp.", "subsidiaries", "its",
                 "consolidated", "combined", "company"}

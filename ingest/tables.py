@@ -34,10 +34,12 @@ _FISCAL = re.compile(r"\b(?:fiscal(?:\s+year)?|FY)\s*'?((?:19|20)\d\d)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.,/&-])(\(?\$?\s?\(?-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?\)?%?\)?)"
                      r"(?![\w/&-]|[.,]\d)")
 _DASH = re.compile(r"^[—–-]+$")
+_LONE_DASH = r"(?<!\S)[—–-](?!\S)"  # a dash cell in running text: "Other — — (10)"
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
 _UNIT_PREFIX = re.compile(r"^.*\([^()]*(thousands|millions|billions)[^()]*\)\s*", re.I)
 _PER_SHARE = re.compile(r"per\s+(common\s+|ordinary\s+)?share|per\s+(basic|diluted)", re.I)
+_SHARES_SECTION = re.compile(r"weighted|shares\s+(used|outstanding)|number\s+of\s+shares", re.I)
 _SHARE_COUNT = re.compile(r"\bshares\b|\bshare\s+count", re.I)
 _HEADER_WORDS = {"year", "years", "ended", "ending", "fiscal", "as", "of", "at", "weeks", "week",
                  "months", "twelve", "for", "the", "and", "fy", "52", "53", "(", ")", "("}
@@ -110,7 +112,7 @@ def tokens(text: str) -> list[_Token]:
     text = _FISCAL.sub(r"\1", " ".join(text.split()))
     out: list[_Token] = []
     pos = 0
-    for m in re.finditer(rf"{_DATE.pattern}|{_NUMBER.pattern}", text, re.I):
+    for m in re.finditer(rf"{_DATE.pattern}|{_NUMBER.pattern}|{_LONE_DASH}", text, re.I):
         if m.start() > pos and text[pos:m.start()].strip():
             out.append(_Token("text", text[pos:m.start()].strip()))
         out.append(_value_token(m))
@@ -121,6 +123,8 @@ def tokens(text: str) -> list[_Token]:
 
 
 def _value_token(m) -> _Token:
+    if _DASH.match(m.group(0)):
+        return _Token("value", m.group(0), 0.0)
     if m.group(1):
         month = _MONTH_NUMBERS[m.group(1)[:3].lower()]
         try:
@@ -203,7 +207,9 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
                 # not read (its label is not printed)
                 if not state.rows:  # a unit line between the header and the first row
                     _remember(state, " ".join(words))
-                label = " ".join(words).rpartition(": ")[2]  # "...activities: Depreciation"
+                head, _, label = " ".join(words).rpartition(": ")  # "...activities: Depreciation"
+                if head:
+                    state.section = head
                 _emit(state, label, run, filing, block, facts)
                 words = []
             else:
@@ -227,7 +233,7 @@ def _extra(run: list[_Token], state: _State) -> int | None:
     n = len(state.columns or [])
     if n == 0:
         return None
-    if len(run) % n == 0:
+    if len(run) == n or (n >= 2 and len(run) == 2 * n):
         return 0
     if n >= 2 and len(run) == n + 1 and state.statement != "other":
         return 1
@@ -315,8 +321,8 @@ def _has_title(lines: list[str]) -> bool:
 
 
 def _remember(state: _State, line: str) -> None:
-    line = " ".join(line.split())
-    if line and len(line) <= 160:
+    line = " ".join(line.split())[-160:]  # a long paragraph: its end introduces the table
+    if line:
         state.recent = (state.recent + [line])[-RECENT_LINES:]
         if state.columns and not state.rows and (unit := _unit([line])) is not None:
             state.unit = unit
@@ -410,9 +416,9 @@ def _fact_unit(label: str, state: _State) -> str:
     scale = {"thousands": " thousands", "millions": " millions", "billions": " billions"}.get(
         state.unit or "", "")
     bare = re.match(r"(basic|diluted)\b", label, re.I)
-    if _PER_SHARE.search(label) or (bare and _PER_SHARE.search(state.section)):
+    counted = _SHARE_COUNT.search(label) or (bare and _SHARES_SECTION.search(state.section))
+    if not counted and (_PER_SHARE.search(label) or (bare and _PER_SHARE.search(state.section))):
         return "USD per share"
-    counted = _SHARE_COUNT.search(label) or (bare and _SHARE_COUNT.search(state.section))
     if counted and not re.search(r"\$|proceeds|repurchase|issu|value|amount|per", label, re.I):
         return f"shares{scale}"
     return f"USD{scale}"
