@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import sqlite3
-import sys
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field

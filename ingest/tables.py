@@ -380,6 +380,8 @@ def _emit(state: _State, label: str, values: list[_Token], filing: Filing, block
     columns = state.columns
     if not columns or len(values) != len(columns) or state.unit is None:
         return
+    if any(t.kind in ("year", "date") for t in values):
+        return  # a year among the values: a label or a header, not a row of amounts
     label = _UNIT_PREFIX.sub("", label).strip(" :$")
     if not label or not any(ch.isalpha() for ch in label):
         return
@@ -389,8 +391,6 @@ def _emit(state: _State, label: str, values: list[_Token], filing: Filing, block
     state.rows += 1
     unit = _fact_unit(label, state)
     for column, year, token in zip(columns, years, values):
-        if token.kind in ("year", "date"):
-            return
         facts.append(Fact(
             ticker=filing.ticker, fiscal_year=filing.fiscal_year, filing_key=filing_key(filing),
             source="table", line_label=label, statement=state.statement,

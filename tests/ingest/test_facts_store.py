@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import FakeEmbedder
+
 from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.index import Index
