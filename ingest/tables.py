@@ -31,8 +31,8 @@ _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|
 _DATE = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)\b", re.I)
 _MONTH_DAY = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})\b", re.I)
 _FISCAL = re.compile(r"\b(?:fiscal(?:\s+year)?|FY)\s*'?((?:19|20)\d\d)\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.,/&-])(\(?\$?\s?\(?-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?\)?%?\)?)"
-                     r"(?![\w/&-]|[.,]\d)")
+_NUMBER = re.compile(r"((?:(?<=[A-Za-z])\((?=\$?\s?\d)|(?<![\w.,/&-])\(?)\$?\s?\(?-?"
+                     r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?\)?%?\)?)(?![\w/&-]|[.,]\d)")
 _DASH = re.compile(r"^[—–-]+$")
 _LONE_DASH = r"(?<!\S)[—–-](?!\S)"  # a dash cell in running text: "Other — — (10)"
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -195,6 +195,9 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
         if token.kind != "text":
             run.append(token)
             continue
+        if run and token.text[:1].islower():  # "Outstanding shares — 477 and 484"
+            words.extend(t.text for t in run)
+            run = []
         if run:
             if _is_header(run, []) and (len(run) > 1 or _is_header(run, _texts(items))):
                 if words:  # title and unit line printed before the periods, in this block
@@ -295,6 +298,7 @@ def _set_header(state: _State, values: list[_Token]) -> None:
             columns.append(_Column(t.value, _with_year(per_column[i] if per_column else
                                                        month_day, t.value)))
     state.columns, state.header, state.rows, state.month_days = columns, [], 0, []
+    state.section = ""
     title = _joined(state.recent)
     kind = next((k for k in map(statement_of, _title_windows(title)) if k != "other"), None)
     titled = kind is not None or _has_title(title)
@@ -316,8 +320,14 @@ def _title_windows(lines: list[str]) -> list[str]:
 
 
 def _has_title(lines: list[str]) -> bool:
-    return any(len(line) > 3 and not _UNIT.search(line) and not _DATE.search(line)
-               for line in lines)
+    """Some words above the header besides unit lines and dates: a table of its own."""
+    for line in lines:
+        rest = _MONTH_DAY.sub("", _DATE.sub("", _UNIT_PREFIX.sub("", line)))
+        words = [w for w in re.findall(r"[A-Za-z]{3,}", rest) if w.lower() not in _HEADER_WORDS
+                 and not re.fullmatch(_MONTH, w, re.I) and not _UNIT.fullmatch(w)]
+        if len(words) >= 2:
+            return True
+    return False
 
 
 def _remember(state: _State, line: str) -> None:
@@ -417,8 +427,11 @@ def _fact_unit(label: str, state: _State) -> str:
         state.unit or "", "")
     bare = re.match(r"(basic|diluted)\b", label, re.I)
     counted = _SHARE_COUNT.search(label) or (bare and _SHARES_SECTION.search(state.section))
-    if not counted and (_PER_SHARE.search(label) or (bare and _PER_SHARE.search(state.section))):
+    if counted and re.search(r"\$|proceeds|repurchase|issu|value|amount|per\b|capital|paid-in",
+                             label, re.I):
+        counted = None  # a dollar line about shares ("Common stock and paid-in capital")
+    if not counted and (_PER_SHARE.search(label) or _PER_SHARE.search(state.section)):
         return "USD per share"
-    if counted and not re.search(r"\$|proceeds|repurchase|issu|value|amount|per", label, re.I):
+    if counted:
         return f"shares{scale}"
     return f"USD{scale}"
