@@ -189,6 +189,8 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
         _remember(state, text)
         return
     _close_header(state)
+    if state.label and not state.values and not _UNIT.search(state.label):
+        state.section = state.label  # a label line with no values of its own heads a section
     run: list[_Token] = []
     words: list[str] = []
     for i, token in enumerate(items + [_Token("text", "")]):
@@ -210,7 +212,7 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
                 # not read (its label is not printed)
                 if not state.rows:  # a unit line between the header and the first row
                     _remember(state, " ".join(words))
-                head, _, label = " ".join(words).rpartition(": ")  # "...activities: Depreciation"
+                head, label = _split_section(" ".join(words))  # "...activities: Depreciation"
                 if head:
                     state.section = head
                 _emit(state, label, run, filing, block, facts)
@@ -223,9 +225,16 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
     label = " ".join(words)
     if label:
         _remember(state, label)
-    if state.label and not state.values:
-        state.section = state.label  # a label line with no values of its own heads a section
     state.label, state.values = label, []
+
+
+def _split_section(words: str) -> tuple[str, str]:
+    """("Earnings per share", "Basic") from "Earnings per share: Basic" (pypdf may drop the
+    space after the colon)."""
+    head, colon, label = words.rpartition(":")
+    if not colon or not label.strip():
+        return "", words
+    return head.strip(), label.strip()
 
 
 def _extra(run: list[_Token], state: _State) -> int | None:
@@ -426,11 +435,14 @@ def _fact_unit(label: str, state: _State) -> str:
     scale = {"thousands": " thousands", "millions": " millions", "billions": " billions"}.get(
         state.unit or "", "")
     bare = re.match(r"(basic|diluted)\b", label, re.I)
-    counted = _SHARE_COUNT.search(label) or (bare and _SHARES_SECTION.search(state.section))
-    if counted and re.search(r"\$|proceeds|repurchase|issu|value|amount|per\b|capital|paid-in",
-                             label, re.I):
+    section = "" if _UNIT.search(state.section) else state.section
+    counted = _SHARE_COUNT.search(label) or (bare and _SHARES_SECTION.search(section))
+    if counted and (re.search(r"\$|proceeds|repurchase|issu|value|amount|per\b|capital|paid-in|"
+                              r"\bstock\b", label, re.I)
+                    or re.search(r"\bstock\b|capital|paid-in", section, re.I)):
         counted = None  # a dollar line about shares ("Common stock and paid-in capital")
-    if not counted and (_PER_SHARE.search(label) or _PER_SHARE.search(state.section)):
+    if not counted and (_PER_SHARE.search(label) or (bare or len(section) < 80) and
+                        _PER_SHARE.search(section)):
         return "USD per share"
     if counted:
         return f"shares{scale}"
