@@ -68,6 +68,7 @@ class _State:
     columns: list[_Column] | None = None
     header: list[_Token] = field(default_factory=list)  # period tokens being collected
     unit: str | None = None  # "thousands" | "millions" | "billions" | "" (units)
+    share_unit: str | None = None  # where the unit line gives share counts their own scale
     statement: str = "other"
     recent: list[str] = field(default_factory=list)  # short text lines since the last row
     label: str = ""  # a label waiting for its values (PDF: values on lines of their own)
@@ -315,7 +316,7 @@ def _set_header(state: _State, values: list[_Token]) -> None:
         state.statement, state.unit = kind or "other", None
     unit = _unit(state.recent)
     if unit is not None:
-        state.unit = unit
+        state.unit, state.share_unit = unit, _share_unit(state.recent)
     state.recent = []
 
 
@@ -344,7 +345,7 @@ def _remember(state: _State, line: str) -> None:
     if line:
         state.recent = (state.recent + [line])[-RECENT_LINES:]
         if state.columns and not state.rows and (unit := _unit([line])) is not None:
-            state.unit = unit
+            state.unit, state.share_unit = unit, _share_unit([line])
 
 
 def _joined(lines: list[str]) -> list[str]:
@@ -361,6 +362,15 @@ def _joined(lines: list[str]) -> list[str]:
 def _unit(lines: list[str]) -> str | None:
     for line in reversed(lines):
         if m := _UNIT.search(line):
+            return m.group(1).lower()
+    return None
+
+
+def _share_unit(lines: list[str]) -> str | None:
+    """"(In millions, except number of shares, which are reflected in thousands...)" ->
+    "thousands"."""
+    for line in reversed(lines):
+        if m := re.search(r"shares[^()]*?\bin\s+(thousands|millions|billions)", line, re.I):
             return m.group(1).lower()
     return None
 
@@ -445,5 +455,5 @@ def _fact_unit(label: str, state: _State) -> str:
                         _PER_SHARE.search(section)):
         return "USD per share"
     if counted:
-        return f"shares{scale}"
+        return f"shares {state.share_unit}" if state.share_unit else f"shares{scale}"
     return f"USD{scale}"

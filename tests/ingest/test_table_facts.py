@@ -147,12 +147,28 @@ def test_a_year_inside_a_label_is_not_a_header():
     assert _values(facts) == {("Total equity", 2024): 9848.0, ("Total equity", 2023): 11622.0}
 
 
-def test_the_sample_tagstripped_text_filing_gives_table_facts(tmp_path):
+def test_the_sample_tagstripped_text_filing_gives_its_statement_rows(tmp_path):
+    # The bundled AAPL FY2023 submission, tag-stripped text, one cell per line: statement of
+    # operations "(In millions, except number of shares, which are reflected in thousands, and
+    # per-share amounts)", columns "September 30, 2023 / September 24, 2022 / September 25,
+    # 2021": "Total net sales 383,285 394,328 365,817", diluted shares "15,812,547"; cash flows
+    # "Payments for acquisition of property, plant and equipment ( 10,959 )".
     from ingest.sample import unpack_sample
 
     root = unpack_sample(tmp_path) / "sec-edgar-filings" / "AAPL" / "10-K"
     filing = read_filing(root / "0000320193-23-000106")
-    facts = extract_facts(filing, [])
-    assert facts and {f.source for f in facts} == {"table"}
-    assert all(f.ticker == "AAPL" and f.fiscal_year == 2023 for f in facts)
     assert Path(filing.source).suffix == ".txt"
+    facts = extract_facts(filing, [])
+    assert {f.source for f in facts} == {"table"}
+    income = [f for f in facts if f.statement == "income"]
+    sales = {f.period_fiscal_year: (f.value, f.unit, f.period_end) for f in income
+             if f.line_label == "Total net sales"}
+    assert sales == {2023: (383285.0, "USD millions", "2023-09-30"),
+                     2022: (394328.0, "USD millions", "2022-09-24"),
+                     2021: (365817.0, "USD millions", "2021-09-25")}
+    shares = [f for f in income if f.line_label == "Diluted" and f.period_fiscal_year == 2023]
+    assert {(f.value, f.unit) for f in shares} == {(6.13, "USD per share"),
+                                                   (15812547.0, "shares thousands")}
+    capex = [f for f in facts if f.statement == "cash_flow" and f.period_fiscal_year == 2023
+             and f.line_label == "Payments for acquisition of property, plant and equipment"]
+    assert [f.value for f in capex] == [-10959.0]
