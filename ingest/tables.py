@@ -42,7 +42,7 @@ _PER_SHARE = re.compile(r"per\s+(common\s+|ordinary\s+)?share|per\s+(basic|dilut
 _SHARES_SECTION = re.compile(r"weighted|shares\s+(used|outstanding)|number\s+of\s+shares", re.I)
 _SHARE_COUNT = re.compile(r"\bshares\b|\bshare\s+count", re.I)
 _HEADER_WORDS = {"year", "years", "ended", "ending", "fiscal", "as", "of", "at", "weeks", "week",
-                 "months", "twelve", "for", "the", "and", "fy", "52", "53", "(", ")", "("}
+                 "months", "twelve", "for", "the", "and", "fy", "52", "53", "(", ")"}
 _MONTH_NUMBERS = {m: i + 1 for i, m in enumerate(
     "jan feb mar apr may jun jul aug sep oct nov dec".split())}
 RECENT_LINES = 10  # text lines kept as a table's possible title
@@ -194,7 +194,7 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
         state.section = state.label  # a label line with no values of its own heads a section
     run: list[_Token] = []
     words: list[str] = []
-    for i, token in enumerate(items + [_Token("text", "")]):
+    for token in items + [_Token("text", "")]:
         if token.kind != "text":
             run.append(token)
             continue

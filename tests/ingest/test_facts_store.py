@@ -70,6 +70,11 @@ def test_facts_are_read_by_company_and_fiscal_year(built):
     nvda, _ = _stored(settings, fiscal_years=[2024], tickers=["NVDA"])
     assert nvda and {(f.ticker, f.fiscal_year) for f in nvda} == {("NVDA", 2024)}
     assert _stored(settings, tickers=["AAPL"])[0] == []
+    capex, _ = _stored(settings, tickers=["HD"], period_fiscal_years=[2024],
+                       statements=["cash_flow"],
+                       concepts=["us-gaap:PaymentsToAcquireProductiveAssets"])
+    assert [(f.value, f.printed, f.line_label) for f in capex] == [
+        (3485.0, "(3,485)", "Capital expenditures")]  # HD cash flow statement, p. 47
 
 
 def test_the_same_filings_again_give_the_same_facts_once(built):
