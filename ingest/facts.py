@@ -22,14 +22,24 @@ HTML_SUFFIXES = {".htm", ".html", ".txt"}
 
 
 def extract_facts(filing: Filing, chunks: list[Chunk]) -> list[Fact]:
-    """All facts of one filing, in document order, without duplicates."""
+    """All facts of one filing, in document order, without duplicates, each tied to the
+    chunk that prints it."""
+    return attach(read_facts(filing), chunks)
+
+
+def read_facts(filing: Filing) -> list[Fact]:
+    """The facts of one filing, not yet tied to chunks (what `ingest.factcache` keeps)."""
     source = Path(filing.source)
     if source.suffix.lower() in HTML_SUFFIXES and has_inline_xbrl(source):
-        facts = _xbrl(filing, source)
-    else:
-        facts = table_facts(filing)
+        return _unique(_xbrl(filing, source))
+    return _unique(table_facts(filing))
+
+
+def attach(facts: list[Fact], chunks: list[Chunk]) -> list[Fact]:
+    """Copies of the facts, each with the chunk that prints it (its id and page label)."""
+    facts = [f.model_copy() for f in facts]
     _attach(facts, chunks)
-    return _unique(facts)
+    return facts
 
 
 def _xbrl(filing: Filing, source: Path) -> list[Fact]:
