@@ -16,7 +16,7 @@ from finrag.models import Chunk, Filing
 from ingest.chunk import filing_key
 from ingest.statements import period_fiscal_year, table_statements
 from ingest.tables import table_facts
-from ingest.xbrl import has_inline_xbrl, read_xbrl_facts, row_label
+from ingest.xbrl import has_inline_xbrl, read_xbrl_facts
 
 HTML_SUFFIXES = {".htm", ".html", ".txt"}
 
@@ -48,10 +48,9 @@ def _xbrl(filing: Filing, source: Path) -> list[Fact]:
     key = filing_key(filing)
     facts = []
     for f in found:
-        label = row_label(f.row) if f.row else f.context_text
         facts.append(Fact(
             ticker=filing.ticker, fiscal_year=filing.fiscal_year, filing_key=key,
-            source="xbrl", concept=f.concept, dims=f.dims, line_label=label,
+            source="xbrl", concept=f.concept, dims=f.dims, line_label=f.label,
             statement=statements.get(f.block, "other") if f.row else "other",
             period_start=f.period_start, period_end=f.period_end,
             period_fiscal_year=period_fiscal_year(f.period_end, filing.period_end,
