@@ -38,6 +38,7 @@ _LONE_DASH = r"(?<!\S)[—–-](?!\S)"  # a dash cell in running text: "Other �
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
 _UNIT_PREFIX = re.compile(r"^.*\([^()]*(thousands|millions|billions)[^()]*\)\s*", re.I)
+_UNIT_GROUP = re.compile(r"\([^()]*(thousands|millions|billions)[^()]*\)", re.I)
 _PER_SHARE = re.compile(r"per\s+(common\s+|ordinary\s+)?share|per\s+(basic|diluted)", re.I)
 _SHARES_SECTION = re.compile(r"weighted|shares\s+(used|outstanding)|number\s+of\s+shares", re.I)
 _SHARE_COUNT = re.compile(r"\bshares\b|\bshare\s+count", re.I)
@@ -332,7 +333,7 @@ def _title_windows(lines: list[str]) -> list[str]:
 def _has_title(lines: list[str]) -> bool:
     """Some words above the header besides unit lines and dates: a table of its own."""
     for line in lines:
-        rest = _MONTH_DAY.sub("", _DATE.sub("", _UNIT_PREFIX.sub("", line)))
+        rest = _MONTH_DAY.sub("", _DATE.sub("", _UNIT_GROUP.sub("", line)))
         words = [w for w in re.findall(r"[A-Za-z]{3,}", rest) if w.lower() not in _HEADER_WORDS
                  and not re.fullmatch(_MONTH, w, re.I) and not _UNIT.fullmatch(w)]
         if len(words) >= 2:
