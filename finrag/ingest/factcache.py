@@ -19,7 +19,7 @@ from pathlib import Path
 from finrag.facts import Fact
 from finrag.models import Filing
 
-FACT_MODULES = ("read", "facts", "xbrl", "tables", "statements", "chunk")
+FACT_MODULES = ("read", "pagelabels", "fiscal", "facts", "xbrl", "tables", "statements", "chunk")
 
 
 @cache
@@ -29,7 +29,7 @@ def code_fingerprint() -> str:
 
     digest = hashlib.sha256()
     for name in FACT_MODULES:
-        digest.update(Path(importlib.import_module(f"ingest.{name}").__file__).read_bytes())
+        digest.update(Path(importlib.import_module(f"finrag.ingest.{name}").__file__).read_bytes())
     digest.update(Path(importlib.import_module("finrag.facts").__file__).read_bytes())
     return digest.hexdigest()[:16]
 
