@@ -27,11 +27,10 @@ def code_fingerprint() -> str:
     """Hash of the source of every module whose code decides the facts."""
     import importlib
 
-    digest = hashlib.sha256()
-    for name in FACT_MODULES:
-        digest.update(Path(importlib.import_module(f"finrag.ingest.{name}").__file__).read_bytes())
-    digest.update(Path(importlib.import_module("finrag.facts").__file__).read_bytes())
-    return digest.hexdigest()[:16]
+    from finrag.ingest.readcache import code_digest
+
+    return code_digest(*(importlib.import_module(f"finrag.ingest.{name}") for name in FACT_MODULES),
+                       importlib.import_module("finrag.facts"))
 
 
 class FactCache:

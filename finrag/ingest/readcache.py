@@ -4,7 +4,7 @@ pypdf needs ~14 s for a 115-page 10-K, and every build re-reads every file it is
 whether it changed), so re-running a build over 35 PDFs would spend 8 minutes finding nothing new.
 The cache maps (the file's bytes, the metadata overrides, the reader's own source code) to the
 `Filing` it produced. A change to the file, to an override or to the reader's code
-(`finrag/ingest/read.py`, `finrag/ingest/pagelabels.py`, `finrag/ingest/fiscal.py`,
+(`finrag/ingest/read/`, `finrag/ingest/pagelabels.py`, `finrag/ingest/fiscal.py`,
 `finrag/models.py`) is a miss, so a stale parse can never be served. Only loose files are
 cached (accession folders parse in well under a second). Entries are pickles in one sqlite
 file in the data dir; a damaged entry is a miss.
@@ -30,9 +30,17 @@ def reader_fingerprint() -> str:
     from finrag import models
     from finrag.ingest import fiscal, pagelabels, read
 
+    return code_digest(read, pagelabels, fiscal, models)
+
+
+def code_digest(*modules) -> str:
+    """A hash of the modules' source; a package counts with every .py file in it."""
     digest = hashlib.sha256()
-    for module in (read, pagelabels, fiscal, models):
-        digest.update(Path(module.__file__).read_bytes())
+    for module in modules:
+        path = Path(module.__file__)
+        files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+        for file in files:
+            digest.update(file.name.encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -23,7 +23,7 @@ from datetime import date
 from finrag.facts import Fact
 from finrag.models import Block, Filing
 from finrag.ingest.chunk import filing_key
-from finrag.ingest.read import fiscal_year_from_period
+from finrag.ingest.fiscal import fiscal_year_from_period
 from finrag.ingest.statements import period_fiscal_year, statement_of
 
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"

@@ -7,7 +7,7 @@ fixed-zero / zero-dash, numwordsen). The value is kept in the unit the filing pr
 a fact with scale 6 printed "23,783" is 23783 "USD millions" (sign="-" negates it).
 
 Where it is printed: the document is read a second time by the reader's own block walk
-(`finrag.ingest.read.html_to_blocks`), with each fact's displayed text swapped for a numeric marker,
+(`finrag.ingest.read.html.html_to_blocks`), with each fact's displayed text swapped for a numeric marker,
 so every fact lands on exactly the page and table row the reader gives the chunks, with no
 second copy of the page-splitting rules. Facts the reader never prints (inside `ix:header` /
 `ix:hidden`, or `display:none`) get no page and are left out.
@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from finrag.models import Block
-from finrag.ingest.read import _decode, _main_document, _parse_html, _wide_to_utf8, html_to_blocks
+from finrag.ingest.read.decode import _decode, _wide_to_utf8
+from finrag.ingest.read.html import _parse_html, html_to_blocks
+from finrag.ingest.read.sgml import _main_document
 
 MARK = "86420"  # marker = MARK + 7-digit fact number: reads as a number to the table logic
 _MARK = re.compile(MARK + r"(\d{7})")

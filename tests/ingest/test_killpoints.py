@@ -30,6 +30,8 @@ from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.cli import status_json
 from finrag.ingest.sample import unpack_sample
 
+pytestmark = pytest.mark.slow  # builds killed with SIGKILL in subprocesses
+
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 
 # (point, n): where the build dies. Before "publish" completes the old index must survive;

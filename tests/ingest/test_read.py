@@ -13,13 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from finrag.ingest.read import (
-    ReadError,
-    fiscal_year_from_period,
-    locate,
-    parse_sgml_header,
-    read_filing,
-)
+from finrag.ingest.fiscal import fiscal_year_from_period
+from finrag.ingest.read import ReadError, locate, parse_sgml_header, read_filing
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 SHARED = Path(os.environ.get("FINRAG_SHARED_DATA")

@@ -32,6 +32,8 @@ from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.cli import status_json
 from finrag.ingest.sample import unpack_sample
 
+pytestmark = pytest.mark.slow  # builds against read-only and full file systems
+
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 
 

@@ -63,6 +63,7 @@ def _two_questions(tmp_path):
             "--doc-index", str(root / "doc_index.csv")]
 
 
+@pytest.mark.slow  # builds two PDF indexes through the real ingest path
 def test_eval_command_scores_methods_and_reuses_its_index(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("finrag.embed.Embedder", _FastEmbedder)
     args = ["eval", "financebench", *_two_questions(tmp_path), "--data-dir", str(tmp_path / "d"),

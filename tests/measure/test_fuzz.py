@@ -29,6 +29,7 @@ def sample():
     return fuzzing.fuzz(60, seed=0, count=COUNT)
 
 
+@pytest.mark.slow  # the 60-case fuzz run
 def test_a_seeded_sample_has_no_bugs(sample):
     totals = sample.totals()
     bugs = [o for o in sample.outcomes if o.status in BUGS]
@@ -38,6 +39,7 @@ def test_a_seeded_sample_has_no_bugs(sample):
     assert totals["ok"] > 10 and totals["clean_failures"] > 10
 
 
+@pytest.mark.slow  # the 60-case fuzz run
 def test_every_clean_failure_is_one_line_naming_its_file(sample):
     for o in sample.outcomes:
         if o.status == "clean" and not o.message.startswith("no chunks"):
@@ -141,7 +143,7 @@ def test_the_safety_net_marks_its_errors_as_internal(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("a reader bug\nwith two lines")
 
-    monkeypatch.setattr("finrag.ingest.read.html_to_blocks", broken)
+    monkeypatch.setattr("finrag.ingest.read.html.html_to_blocks", broken)
     with pytest.raises(ReadError) as info:
         read_filing(_write(tmp_path, seed_bytes("html-1999")))
     assert info.value.internal and "\n" not in str(info.value) and "KeyError" in str(info.value)
