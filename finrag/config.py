@@ -14,7 +14,7 @@ RRF_K = 60  # Cormack et al. 2009; ranks count from 1
 K_EACH = 50  # candidates each retriever contributes to fusion
 TOP_K = 10
 # Each chunk's stored vector: (1 - w) x its own embedding + w x its page's mean embedding,
-# normalized (finrag.index.page_context_vectors). 0.5 = the chunk and its page weigh the same.
+# normalized (finrag.pagevectors.page_context_vectors). 0.5 = the chunk and its page weigh the same.
 PAGE_CONTEXT = 0.5
 
 

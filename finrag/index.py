@@ -16,31 +16,29 @@ Layout of a data directory::
                             finrag-<id>-gen-NNNNNN (finrag.store.names)
 
 Readers never see a half-built index: a build writes a new generation under a temporary name,
-renames it into place, and only then points CURRENT at it. A reader keeps serving the
+renames it into place, and only then points CURRENT at it (finrag.generation). A reader keeps serving the
 generation it opened and switches when CURRENT names another one (`Index.is_stale`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import signal
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import sparse
 
-from finrag import config
-from finrag.config import EMBED_DIM, MODEL_NAME, Settings
+from finrag.config import MODEL_NAME, Settings
 from finrag.facts import Fact
 from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
-from finrag.tokens import TOKENIZER_VERSION, tokenize
-from finrag.vocabulary import PHRASES_FINGERPRINT, phrase_terms
+from finrag.pagevectors import page_codes
+from finrag.store.clients import client_for
+from finrag.tokens import TOKENIZER_VERSION
+from finrag.vocabulary import PHRASES_FINGERPRINT
 
 # 3: the dense vector embeds `dense_text` (the page's title lines above the chunk), not the bare
 # chunk text, and the chunk table has a page column; an index of format 2 is refused with the
@@ -67,90 +65,6 @@ class IndexUnavailable(RuntimeError):
 NO_INDEX_HINT = "run `python -m ingest build --sample` (or `python -m ingest build PATH...`)"
 
 
-def bm25_text(chunk: Chunk) -> str:
-    """What BM25 indexes: the chunk text with its provenance words (company, year, Item) and
-    its page's title lines (a statement's name sits only above its first rows)."""
-    return (f"{chunk.company} {chunk.ticker} {chunk.fiscal_year} {chunk.section_title} "
-            f"{chunk.heading}\n{chunk.text}")
-
-
-def bm25_terms(chunk: Chunk) -> list[str]:
-    """BM25's terms for a chunk: the tokens of `bm25_text`, then the line-item pairs
-    among them (`finrag.vocabulary.PHRASES`)."""
-    tokens = tokenize(bm25_text(chunk))
-    return tokens + phrase_terms(tokens)
-
-
-def dense_text(chunk: Chunk) -> str:
-    """What the model embeds: the chunk under its page's title lines ("CONSOLIDATED STATEMENTS
-    OF INCOME (Millions)"), so every chunk of a statement page, not only its first, says which
-    statement its rows belong to. A chunk that already opens with the title is embedded as is."""
-    heading = " ".join(chunk.heading.split())
-    if not heading or " ".join(chunk.text.split()).startswith(heading[:40]):
-        return chunk.text  # its title lines are its first lines (joined by newlines there)
-    return f"{heading}\n{chunk.text}"
-
-
-def page_codes(pages: Iterable[tuple[str, int | None]]) -> np.ndarray:
-    """(filing key, page) of each chunk -> a small integer per distinct page of a filing, in
-    first-seen order; -1 where the page is unknown."""
-    codes: dict[tuple[str, int], int] = {}
-    return np.fromiter((-1 if p is None else codes.setdefault((f, p), len(codes))
-                        for f, p in pages), dtype=np.int64)
-
-
-def page_context_vectors(chunks: list[Chunk], vectors: np.ndarray, weight: float) -> np.ndarray:
-    """What the vector store keeps for each chunk: its embedding blended with the mean
-    embedding of the chunks on its page (same filing, same page), renormalized:
-    normalize((1 - weight) x own + weight x normalize(page mean)).
-
-    A page is what an analyst reads as one unit. A statement's rows are split into several
-    chunks, and most of them say nothing of what the statement is about ("Total 10,524 |
-    9,430"); a narrative page's chunks share its topic. Pulling each chunk toward its page
-    lets a question about the page find all of its chunks, while the chunk's own words still
-    decide which of them ranks first. A chunk whose page is unknown keeps its own vector.
-    Each page depends only on its own chunks, so the vectors of a filing do not change when
-    other filings are added or removed."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    if not len(chunks) or weight == 0:
-        return vectors
-    page = page_codes((c.filing_key, c.page) for c in chunks)
-    known = page >= 0
-    if not known.any():
-        return vectors
-    rows = np.flatnonzero(known)
-    members = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (page[rows], rows)),
-                                shape=(int(page.max()) + 1, len(chunks)))  # page x chunk
-    pages = np.asarray(members @ vectors)
-    pages /= np.maximum(np.linalg.norm(pages, axis=1, keepdims=True), 1e-12)
-    context = pages[np.maximum(page, 0)]
-    context[~known] = vectors[~known]  # an unknown page: the chunk is its own context
-    out = (1 - weight) * vectors + weight * context
-    out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
-    return out
-
-
-def text_signature(text: str) -> str:
-    """Same text up to case and white space -> same signature (near-duplicate detection)."""
-    return hashlib.sha1(" ".join(text.lower().split()).encode()).hexdigest()
-
-
-CRASH_ENV = "FINRAG_CRASH_AT"
-_crash_hits: dict[str, int] = {}
-
-
-def crash_point(point: str) -> None:
-    """Fault injection for the kill-point tests: with FINRAG_CRASH_AT=<point>:<n> set, the n-th
-    time the write path reaches `point` the process SIGKILLs itself (no cleanup, no flush, as
-    `kill -9` leaves it). Points: read, embed, chunks, bm25, vectors, flush, manifest, renamed,
-    publish, published, gc. Unset (always, outside those tests) it costs one environment lookup."""
-    spec = os.environ.get(CRASH_ENV)
-    if not spec or spec.partition(":")[0] != point:
-        return
-    _crash_hits[point] = _crash_hits.get(point, 0) + 1
-    if _crash_hits[point] == int(spec.partition(":")[2] or 1):
-        os.kill(os.getpid(), signal.SIGKILL)
-
 
 def current_generation(data_dir: Path) -> str | None:
     try:
@@ -159,183 +73,6 @@ def current_generation(data_dir: Path) -> str | None:
         return None
     return name or None
 
-
-# --- writing -------------------------------------------------------------------------------
-
-
-def write_generation(
-    settings: Settings, name: str, chunks: list[Chunk], vectors: np.ndarray, model_name: str,
-    facts: list[Fact] | None = None,
-) -> Path:
-    """Write a complete generation under a temporary name, then rename it into place."""
-    root = settings.data_dir / GENERATIONS
-    tmp = root / f".tmp-{name}"
-    tmp.mkdir(parents=True)
-    _write_chunks(tmp / "chunks.sqlite", chunks)
-    _write_facts(tmp / "chunks.sqlite", facts or [])
-    bm25 = BM25Index.build([bm25_terms(c) for c in chunks])
-    bm25.save(tmp / "bm25")
-    crash_point("bm25")
-    stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
-    backend = _write_vectors(settings, tmp, name, chunks, stored)
-    manifest = {
-        "format": FORMAT_VERSION,
-        "generation": name,
-        "model": model_name,
-        "dim": int(vectors.shape[1]) if len(vectors) else EMBED_DIM,
-        "tokenizer": TOKENIZER_VERSION,
-        "phrases": PHRASES_FINGERPRINT,
-        "page_context": config.PAGE_CONTEXT,
-        "bm25": {"k1": bm25.k1, "b": bm25.b, "idf": bm25.idf_variant},
-        "backend": backend,
-        "chunks": len(chunks),
-        "facts": len(facts or []),
-    }
-    _write_json(tmp / "manifest.json", manifest)
-    _fsync_tree(tmp)  # every file on disk before the name that makes it a generation
-    crash_point("manifest")
-    final = root / name
-    os.replace(tmp, final)
-    _fsync_dir(root)
-    crash_point("renamed")
-    return final
-
-
-def publish(data_dir: Path, name: str) -> None:
-    """Point CURRENT at a finished generation, atomically."""
-    tmp = data_dir / f".{CURRENT}.tmp"
-    with open(tmp, "w") as fh:
-        fh.write(name + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    crash_point("publish")
-    os.replace(tmp, data_dir / CURRENT)
-    _fsync_dir(data_dir)
-
-
-def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
-    con = sqlite3.connect(path)
-    con.execute(
-        "CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, ticker TEXT,"
-        " company TEXT, fiscal_year INTEGER, chunk_type TEXT, filing_key TEXT, signature TEXT,"
-        " page INTEGER, payload TEXT)"
-    )
-    con.executemany(
-        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (
-            (i, c.chunk_id, c.ticker, c.company, c.fiscal_year, c.chunk_type, c.filing_key,
-             text_signature(c.text), c.page, c.model_dump_json())
-            for i, c in enumerate(chunks)
-        ),
-    )
-    crash_point("chunks")  # rows written, not committed
-    con.commit()
-    con.close()
-
-
-FACT_COLUMNS = ("ticker", "fiscal_year", "period_fiscal_year", "filing_key", "concept",
-                "statement", "source")
-
-
-def _write_facts(path: Path, facts: list[Fact]) -> None:
-    """The facts table: one row per fact, its filter columns beside its JSON record, indexed
-    for the lookups an answer makes (a company's facts for some fiscal years)."""
-    con = sqlite3.connect(path)
-    con.execute(f"CREATE TABLE facts (row INTEGER PRIMARY KEY, {', '.join(FACT_COLUMNS)}, "
-                "payload TEXT)")
-    con.execute("CREATE INDEX facts_by_year ON facts (ticker, fiscal_year)")
-    con.execute("CREATE INDEX facts_by_period ON facts (ticker, period_fiscal_year)")
-    con.executemany(
-        f"INSERT INTO facts VALUES ({', '.join('?' * (len(FACT_COLUMNS) + 2))})",
-        ((i, *(getattr(f, c) for c in FACT_COLUMNS), f.model_dump_json())
-         for i, f in enumerate(facts)),
-    )
-    con.commit()
-    con.close()
-
-
-def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
-    ids = [c.chunk_id for c in chunks]
-    payloads = [_vector_payload(c) for c in chunks]
-    dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
-    if settings.qdrant_url:
-        from finrag.store.names import collection_name, data_dir_id
-        from finrag.store.server import ServerStore
-
-        owner = data_dir_id(settings.data_dir, create=True)
-        collection = collection_name(owner, name)
-        store = ServerStore.create(_client(settings), collection, dim)
-        kind = {"kind": "server", "collection": collection, "data_dir_id": owner}
-    else:
-        from finrag.store.edge import EdgeStore
-
-        store = EdgeStore.create(directory / "vectors", dim)
-        kind = {"kind": "edge"}
-    for start in range(0, len(ids), 1024):
-        end = start + 1024
-        store.upsert(ids[start:end], vectors[start:end], payloads[start:end])
-        crash_point("vectors")
-    kind.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
-    crash_point("flush")
-    store.close()
-    return kind
-
-
-def _vector_payload(chunk: Chunk) -> dict:
-    """The vector store keeps the filter fields; full payloads live in chunks.sqlite."""
-    return {
-        "chunk_id": chunk.chunk_id,
-        "ticker": chunk.ticker,
-        "fiscal_year": chunk.fiscal_year,
-        "chunk_type": chunk.chunk_type,
-    }
-
-
-def _client(settings: Settings):
-    from qdrant_client import QdrantClient
-
-    url = settings.qdrant_url
-    if url == ":memory:":
-        return _memory_client()
-    return QdrantClient(url=url, api_key=settings.qdrant_api_key, timeout=10)
-
-
-_MEMORY_CLIENT = None
-
-
-def _memory_client():
-    """One shared in-process client, so writer and reader in one process see the same data."""
-    global _MEMORY_CLIENT
-    if _MEMORY_CLIENT is None:
-        from qdrant_client import QdrantClient
-
-        _MEMORY_CLIENT = QdrantClient(location=":memory:")
-    return _MEMORY_CLIENT
-
-
-def _write_json(path: Path, data: dict) -> None:
-    with open(path, "w") as fh:
-        json.dump(data, fh, indent=2, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _fsync_tree(root: Path) -> None:
-    for path in sorted(root.rglob("*"), reverse=True):  # files before the folders naming them
-        if path.is_file():
-            with open(path, "rb") as fh:
-                os.fsync(fh.fileno())
-        else:
-            _fsync_dir(path)
-    _fsync_dir(root)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -594,7 +331,7 @@ class Index:
                     f"index in {self.settings.data_dir} keeps its vectors on a Qdrant server: "
                     "set FINRAG_QDRANT_URL"
                 )
-            return ServerStore.open(_client(self.settings), backend["collection"])
+            return ServerStore.open(client_for(self.settings), backend["collection"])
         from finrag.store.edge import EdgeStore
 
         return EdgeStore.open(self.path / "vectors")

@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from finrag.config import Settings
-from finrag.index import publish, write_generation
+from finrag.generation import publish, write_generation
 from finrag.models import Chunk
 
 REPO = Path(__file__).resolve().parents[1]

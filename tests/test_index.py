@@ -7,7 +7,7 @@ import pytest
 
 from conftest import shared_path
 from finrag.config import Settings
-from finrag.index import page_context_vectors
+from finrag.pagevectors import page_context_vectors
 from finrag.models import Chunk, Filters
 
 

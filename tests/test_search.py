@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from finrag.config import Settings
-from finrag.index import Index, IndexUnavailable, publish, write_generation
+from finrag.generation import publish, write_generation
+from finrag.index import Index, IndexUnavailable
 from finrag.models import Chunk, Filters
 from finrag.search import NO_MATCH, HybridSearcher, QueryError
 

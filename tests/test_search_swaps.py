@@ -10,7 +10,8 @@ import pytest
 from conftest import FakeEmbedder
 
 from finrag.config import Settings
-from finrag.index import Index, publish, write_generation
+from finrag.generation import publish, write_generation
+from finrag.index import Index
 from finrag.models import Chunk
 
 TEXTS = ["Services net sales increased due to higher advertising and cloud services revenue.",

@@ -28,15 +28,10 @@ import numpy as np
 from finrag.cache import EmbeddingCache
 from finrag.config import Settings
 from finrag.facts import Fact
-from finrag.index import (
-    GENERATIONS,
-    Index,
-    crash_point,
-    current_generation,
-    dense_text,
-    publish,
-    write_generation,
-)
+from finrag.faults import crash_point
+from finrag.generation import publish, write_generation
+from finrag.index import GENERATIONS, Index, current_generation
+from finrag.views import dense_text
 from finrag.models import Chunk
 from finrag.store.names import collection_name, data_dir_id, owns
 from finrag.ingest.chunk import chunk_filing
@@ -344,12 +339,12 @@ def _drop_generation(settings: Settings, path: Path) -> None:
     generation stays too, so the next build retries and its collection is not forgotten."""
     collection = _own_collection(settings, path)
     if collection:
-        from finrag.index import _client
+        from finrag.store.clients import client_for
         from finrag.store.base import StoreError
         from finrag.store.server import ServerStore
 
         try:
-            ServerStore.drop_if_exists(_client(settings), collection)
+            ServerStore.drop_if_exists(client_for(settings), collection)
         except (StoreError, ValueError):
             return
     shutil.rmtree(path, ignore_errors=True)

@@ -3,7 +3,7 @@
 Narrative: the paragraphs of a section are packed in reading order into passages of at most
 `budget` word pieces (the model's 256-token window less a margin), breaking between paragraphs,
 else between sentences, else between words, so the chunk text itself is never truncated by
-the embedder. (The model embeds it under its page's title lines, `finrag.index.dense_text`,
+the embedder. (The model embeds it under its page's title lines, `finrag.views.dense_text`,
 which the budget does not count: 0.6% of FinanceBench's chunks then run past the window, by a
 median of 6 word pieces cut from their end.) Tables: kept whole where they fit, else split by
 rows with the caption and header rows repeated on every piece; the text is readable rows

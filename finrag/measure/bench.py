@@ -73,7 +73,8 @@ def source_corpus(source_dir: Path | None):
     """(chunks, vectors) of an existing index, vectors from its embedding cache."""
     from finrag.cache import EmbeddingCache
     from finrag.embed import Embedder
-    from finrag.index import Index, dense_text
+    from finrag.index import Index
+    from finrag.views import dense_text
 
     settings = Settings.from_env(source_dir)
     index = Index.open(settings)
@@ -109,7 +110,7 @@ def replicate(chunks, vectors, n: int):
 
 def build_index(work: Path, chunks, vectors) -> dict:
     from finrag.embed import MODEL_NAME
-    from finrag.index import publish, write_generation
+    from finrag.generation import publish, write_generation
 
     settings = Settings(data_dir=work / "data", qdrant_url=None)
     t0 = time.perf_counter()

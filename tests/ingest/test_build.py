@@ -189,7 +189,7 @@ def test_if_missing_skips_a_usable_index_and_names_the_fix_for_an_old_one(built,
 
 
 def test_the_model_embeds_each_chunk_under_its_page_title_once():
-    from finrag.index import dense_text
+    from finrag.views import dense_text
     from finrag.models import Chunk
 
     def chunk(text, heading=""):
@@ -206,7 +206,7 @@ def test_the_model_embeds_each_chunk_under_its_page_title_once():
 
 def test_the_build_embeds_dense_text_not_the_bare_chunk(built):
     from finrag.cache import EmbeddingCache
-    from finrag.index import dense_text
+    from finrag.views import dense_text
 
     _, settings, _ = built
     index = Index.open(settings)

@@ -2,7 +2,7 @@
 seeded random moments), then check that the index is the last complete one, that the next
 build finishes, and that the result equals an uninterrupted build with no leftovers.
 
-The named points come from the fault-injection hook `finrag.index.crash_point`
+The named points come from the fault-injection hook `finrag.faults.crash_point`
 (FINRAG_CRASH_AT=<point>:<n> makes the build SIGKILL itself the n-th time it gets there).
 Builds use the fake embedder and a word counter, so a killed run takes about a second.
 """
@@ -24,7 +24,8 @@ import pytest
 from conftest import REPO, FakeEmbedder, word_count
 
 from finrag.config import Settings
-from finrag.index import CRASH_ENV, GENERATIONS, Index, current_generation
+from finrag.faults import CRASH_ENV
+from finrag.index import GENERATIONS, Index, current_generation
 from finrag.ingest.build import KEEP_GENERATIONS, build
 from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.cli import status_json

@@ -274,9 +274,9 @@ def test_enospc_injected_at_each_write(base, filings, tmp_path, where, capsys, m
     elif where == "vectors":
         monkeypatch.setattr("finrag.store.edge.EdgeStore.upsert", _enospc)
     elif where == "manifest":
-        monkeypatch.setattr("finrag.index._write_json", _enospc)
+        monkeypatch.setattr("finrag.generation._write_json", _enospc)
     else:
-        monkeypatch.setattr("finrag.index.publish", _enospc)
+        monkeypatch.setattr("finrag.generation.publish", _enospc)
         monkeypatch.setattr(build_module, "publish", _enospc)
     code, err = _build_cli(data, filings, capsys, monkeypatch)
     _assert_one_line_error(code, err, "No space left on device", "is unchanged")

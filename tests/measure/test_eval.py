@@ -170,7 +170,7 @@ QUESTIONS = [_question("q1", "zebra quokka okapi", "AAA_2021_10K", "AAA", 2021, 
 @pytest.fixture
 def tiny_searcher(data_dir, fake_embedder):
     from finrag.config import Settings
-    from finrag.index import publish, write_generation
+    from finrag.generation import publish, write_generation
     from finrag.models import Chunk
     from finrag.search import HybridSearcher
 

@@ -16,7 +16,8 @@ from conftest import FIXTURES, FakeEmbedder, word_count
 from qdrant_client import QdrantClient, models
 
 import finrag.embed
-import finrag.index
+import finrag.generation
+import finrag.store.clients
 from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import Index, current_generation
@@ -35,7 +36,7 @@ FILINGS = {"a": (MEDICIS, {"ticker": "MRX", "fiscal_year": 1999}), "b": (APPLE_1
 def server(monkeypatch) -> QdrantClient:
     """A fresh in-process 'server' that every data dir with FINRAG_QDRANT_URL=:memory: uses."""
     client = QdrantClient(location=":memory:")
-    monkeypatch.setattr(finrag.index, "_MEMORY_CLIENT", client)
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", client)
     return client
 
 
@@ -226,13 +227,13 @@ def test_a_build_that_died_after_creating_its_collection_does_not_block_the_next
         if at == point:
             raise Died(at)
 
-    monkeypatch.setattr(finrag.index, "crash_point", crash)
+    monkeypatch.setattr(finrag.generation, "crash_point", crash)
     with pytest.raises(Died):
         _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000001"
     assert len(_collections(server)) == 2  # the dead build's collection is on the server
     monkeypatch.undo()
-    monkeypatch.setattr(finrag.index, "_MEMORY_CLIENT", server)
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000002"
     assert _collections(server) == _own_collections(a)
@@ -255,7 +256,7 @@ def test_a_collection_the_server_could_not_drop_is_dropped_by_a_later_build(
     _build(tmp_path, "a", rebuild=True)  # its garbage collection cannot reach the server
     assert first <= _collections(server) and first <= _own_collections(a)
     monkeypatch.undo()
-    monkeypatch.setattr(finrag.index, "_MEMORY_CLIENT", server)
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000004"
     assert _collections(server) == _own_collections(a) and len(_collections(server)) == 2
