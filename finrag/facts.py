@@ -42,3 +42,5 @@ class Fact(BaseModel):
     page: int | None = None  # 1-based page index in the document
     page_label: str | None = None  # the page number printed on that page, where it prints one
     chunk_id: str | None = None  # the chunk the figure is printed in, where known
+    printed: str | None = None  # the number as printed ("(23,783)", "$14.91"), where known
+    decimals: str | None = None  # XBRL `decimals` ("-6", "2", "INF"); None for table facts

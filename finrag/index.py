@@ -5,7 +5,8 @@ Layout of a data directory::
     CURRENT                 name of the published generation (replaced atomically)
     generations/<name>/     one complete, immutable index generation
         manifest.json       format, model, dim, tokenizer version, BM25 parameters, backend, counts
-        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page
+        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page;
+                            and the `facts` table (statement facts, by ticker and fiscal year)
         bm25/               lexical index (row i = chunk row i)
         vectors/            Qdrant edge shard (embedded backend only): page-context vectors
     embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
@@ -33,6 +34,7 @@ from scipy import sparse
 
 from finrag import config
 from finrag.config import EMBED_DIM, MODEL_NAME, Settings
+from finrag.facts import Fact
 from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
 from finrag.tokens import TOKENIZER_VERSION, tokenize
@@ -42,7 +44,8 @@ from finrag.vocabulary import PHRASES_FINGERPRINT, phrase_terms
 # chunk text, and the chunk table has a page column; an index of format 2 is refused with the
 # rebuild command
 # 4: the vector store keeps page-context vectors (`page_context_vectors`), not the bare embeddings
-FORMAT_VERSION = 4
+# 5: chunks.sqlite has a `facts` table: the statement facts extracted at ingest (`Index.facts`)
+FORMAT_VERSION = 5
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 
@@ -156,13 +159,15 @@ def current_generation(data_dir: Path) -> str | None:
 
 
 def write_generation(
-    settings: Settings, name: str, chunks: list[Chunk], vectors: np.ndarray, model_name: str
+    settings: Settings, name: str, chunks: list[Chunk], vectors: np.ndarray, model_name: str,
+    facts: list[Fact] | None = None,
 ) -> Path:
     """Write a complete generation under a temporary name, then rename it into place."""
     root = settings.data_dir / GENERATIONS
     tmp = root / f".tmp-{name}"
     tmp.mkdir(parents=True)
     _write_chunks(tmp / "chunks.sqlite", chunks)
+    _write_facts(tmp / "chunks.sqlite", facts or [])
     bm25 = BM25Index.build([bm25_terms(c) for c in chunks])
     bm25.save(tmp / "bm25")
     crash_point("bm25")
@@ -179,6 +184,7 @@ def write_generation(
         "bm25": {"k1": bm25.k1, "b": bm25.b, "idf": bm25.idf_variant},
         "backend": backend,
         "chunks": len(chunks),
+        "facts": len(facts or []),
     }
     _write_json(tmp / "manifest.json", manifest)
     _fsync_tree(tmp)  # every file on disk before the name that makes it a generation
@@ -218,6 +224,27 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
         ),
     )
     crash_point("chunks")  # rows written, not committed
+    con.commit()
+    con.close()
+
+
+FACT_COLUMNS = ("ticker", "fiscal_year", "period_fiscal_year", "filing_key", "concept",
+                "statement", "source")
+
+
+def _write_facts(path: Path, facts: list[Fact]) -> None:
+    """The facts table: one row per fact, its filter columns beside its JSON record, indexed
+    for the lookups an answer makes (a company's facts for some fiscal years)."""
+    con = sqlite3.connect(path)
+    con.execute(f"CREATE TABLE facts (row INTEGER PRIMARY KEY, {', '.join(FACT_COLUMNS)}, "
+                "payload TEXT)")
+    con.execute("CREATE INDEX facts_by_year ON facts (ticker, fiscal_year)")
+    con.execute("CREATE INDEX facts_by_period ON facts (ticker, period_fiscal_year)")
+    con.executemany(
+        f"INSERT INTO facts VALUES ({', '.join('?' * (len(FACT_COLUMNS) + 2))})",
+        ((i, *(getattr(f, c) for c in FACT_COLUMNS), f.model_dump_json())
+         for i, f in enumerate(facts)),
+    )
     con.commit()
     con.close()
 
@@ -481,6 +508,26 @@ class Index:
                 code = int(codes[rows[c]])
                 out[c] = c if code < 0 else f"p{code}"
         return out
+
+    def facts(self, tickers: Iterable[str] = (), fiscal_years: Iterable[int] = (),
+              period_fiscal_years: Iterable[int] = ()) -> list[Fact]:
+        """The statement facts of these companies (empty = all), from filings of these fiscal
+        years and/or about periods of these fiscal years (empty = any), in document order.
+        A company's FY2024 figure is printed in its FY2024 filing and, as the comparative
+        column, in its FY2025 one: ask by `period_fiscal_years` to get both."""
+        where, args = [], []
+        for column, values in (("ticker", [t.strip().upper() for t in tickers]),
+                               ("fiscal_year", [int(y) for y in fiscal_years]),
+                               ("period_fiscal_year", [int(y) for y in period_fiscal_years])):
+            if values:
+                where.append(f"{column} IN ({','.join('?' * len(values))})")
+                args.extend(values)
+        sql = "SELECT payload FROM facts" + (f" WHERE {' AND '.join(where)}" if where else "")
+        rows = self._db.execute(sql + " ORDER BY row", args).fetchall()
+        return [Fact.model_validate_json(p) for (p,) in rows]
+
+    def all_facts(self) -> list[Fact]:
+        return self.facts()
 
     def all_chunks(self) -> list[Chunk]:
         rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()

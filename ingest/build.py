@@ -1,8 +1,10 @@
-"""The ingest run: locate -> read -> sections -> chunks -> embed -> write a generation -> publish.
+"""The ingest run: locate -> read -> sections -> chunks (+ facts) -> embed -> write a generation
+-> publish.
 
 Each run reads every filing it is given, merges their chunks with the published index (a filing
 already indexed is replaced by its new chunks), and, if anything changed, writes a complete new
-index generation and publishes it. Nothing changed -> nothing is written. Embeddings go through a
+index generation and publishes it. Each filing's statement facts (`ingest.facts`) are extracted
+beside its chunks and replaced with them. Nothing changed -> nothing is written. Embeddings go through a
 persistent cache, committed batch by batch, so a killed run resumes where it stopped and a
 re-run re-embeds nothing.
 """
@@ -25,6 +27,7 @@ import numpy as np
 
 from finrag.cache import EmbeddingCache
 from finrag.config import Settings
+from finrag.facts import Fact
 from finrag.index import (
     GENERATIONS,
     Index,
@@ -36,6 +39,7 @@ from finrag.index import (
 )
 from finrag.models import Chunk
 from ingest.chunk import chunk_filing
+from ingest.facts import extract_facts
 from ingest.read import ReadError, locate, read_filing
 from ingest.readcache import ReadCache
 from ingest.sections import split_sections
@@ -61,6 +65,9 @@ class FilingReport:
     new_chunks: int = 0
     chunk_types: dict = field(default_factory=dict)
     sections: list = field(default_factory=list)
+    facts: int = 0
+    facts_seconds: float = 0.0  # time the fact stage took for this filing
+    facts_error: str = ""  # the fact stage failed (the filing's chunks are still indexed)
 
 
 @dataclass
@@ -116,7 +123,7 @@ def build(
     _ensure_writable(settings.data_dir)
     with _build_lock(settings.data_dir), _storage_faults(settings):
         _remove_leftovers(settings)
-        old = [] if rebuild else _published_chunks(settings)
+        old, old_facts = ([], []) if rebuild else _published(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
         cache = ReadCache(settings.data_dir / "reads.sqlite")
         try:
@@ -124,21 +131,23 @@ def build(
         finally:
             cache.close()
         merged = _merge(old, _fresh(read))
+        facts = _merge_facts(old_facts, _fresh_facts(read))
         _count_new(read, old)
-        reports = [report for report, _ in read]
-        changed = rebuild or {c.chunk_id for c in merged} != {c.chunk_id for c in old}
+        reports = [report for report, _, _ in read]
+        changed = (rebuild or {c.chunk_id for c in merged} != {c.chunk_id for c in old}
+                   or _fact_keys(facts) != _fact_keys(old_facts))
         embedded, name = 0, current_generation(settings.data_dir)
         if changed:
             _check_space(settings, len(merged))
             embedded = _embed(settings, embedder, merged, progress)
-            name = _write(settings, embedder, merged)
+            name = _write(settings, embedder, merged, facts)
         _collect_garbage(settings)
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
 def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cache=None):
     """Read every unit; one failed file never stops the others."""
-    read: list[tuple[FilingReport, list[Chunk]]] = []
+    read: list[tuple[FilingReport, list[Chunk], list[Fact]]] = []
     for unit in units:
         if progress:
             progress.reading(unit)
@@ -155,9 +164,10 @@ def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None 
         sections = split_sections(filing.blocks)
         chunks = chunk_filing(filing, sections, counter)
     except ReadError as exc:
-        return FilingReport(path=str(unit), status="failed", error=str(exc)), []
+        return FilingReport(path=str(unit), status="failed", error=str(exc)), [], []
     if not chunks:
-        return FilingReport(path=str(unit), status="failed", error=f"{unit}: no text found"), []
+        return (FilingReport(path=str(unit), status="failed", error=f"{unit}: no text found"),
+                [], [])
     types: dict[str, int] = {}
     for c in chunks:
         types[c.chunk_type] = types.get(c.chunk_type, 0) + 1
@@ -167,7 +177,20 @@ def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None 
         accession=filing.accession, chunks=len(chunks), chunk_types=types,
         sections=list(dict.fromkeys(s.item for s in sections)),
     )
-    return report, chunks
+    return report, chunks, _facts(filing, chunks, report)
+
+
+def _facts(filing, chunks: list[Chunk], report: FilingReport) -> list[Fact]:
+    """The fact stage for one filing; a failure there costs the filing its facts only."""
+    started = time.perf_counter()
+    try:
+        facts = extract_facts(filing, chunks)
+    except Exception as exc:  # noqa: BLE001 - a fact bug must not drop the filing's chunks
+        facts = []
+        report.facts_error = f"{report.path}: facts not extracted ({type(exc).__name__}: {exc})"
+    report.facts = len(facts)
+    report.facts_seconds = round(time.perf_counter() - started, 3)
+    return facts
 
 
 def _read_cached(unit: Path, ticker, fiscal_year, cache: ReadCache | None):
@@ -195,12 +218,27 @@ def _merge(old: list[Chunk], fresh: dict[str, list[Chunk]]) -> list[Chunk]:
 
 def _fresh(read) -> dict[str, list[Chunk]]:
     """Chunks by filing; a filing met twice (two files of one accession) keeps the last read."""
-    return {chunks[0].filing_key: chunks for _, chunks in read if chunks}
+    return {chunks[0].filing_key: chunks for _, chunks, _ in read if chunks}
+
+
+def _fresh_facts(read) -> dict[str, list[Fact]]:
+    """Facts by filing, for every filing read (one with no facts replaces its old ones)."""
+    return {chunks[0].filing_key: facts for _, chunks, facts in read if chunks}
+
+
+def _merge_facts(old: list[Fact], fresh: dict[str, list[Fact]]) -> list[Fact]:
+    """The published facts, with every re-read filing's facts replaced by its new ones."""
+    return [f for f in old if f.filing_key not in fresh] + [
+        f for facts in fresh.values() for f in facts]
+
+
+def _fact_keys(facts: list[Fact]) -> set[str]:
+    return {f.model_dump_json() for f in facts}
 
 
 def _count_new(read, old: list[Chunk]) -> None:
     old_ids = {c.chunk_id for c in old}
-    for report, chunks in read:
+    for report, chunks, _ in read:
         report.new_chunks = sum(c.chunk_id not in old_ids for c in chunks)
         if report.status == "ok" and report.new_chunks == 0:
             report.status = "skipped"  # already indexed, unchanged
@@ -224,7 +262,7 @@ def _embedded(progress, n: int) -> None:
     crash_point("embed")  # after the batch is committed to the cache
 
 
-def _write(settings, embedder, chunks) -> str:
+def _write(settings, embedder, chunks, facts: list[Fact]) -> str:
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
     try:
         vectors = (cache.get([dense_text(c) for c in chunks]) if chunks
@@ -232,18 +270,19 @@ def _write(settings, embedder, chunks) -> str:
     finally:
         cache.close()
     name = _next_name(settings.data_dir)
-    write_generation(settings, name, chunks, vectors, embedder.name)
+    write_generation(settings, name, chunks, vectors, embedder.name, facts)
     publish(settings.data_dir, name)
     crash_point("published")
     return name
 
 
-def _published_chunks(settings: Settings) -> list[Chunk]:
+def _published(settings: Settings) -> tuple[list[Chunk], list[Fact]]:
+    """The published generation's chunks and facts."""
     if current_generation(settings.data_dir) is None:
-        return []
+        return [], []
     index = Index.open(settings)
     try:
-        return index.all_chunks()
+        return index.all_chunks(), index.all_facts()
     finally:
         index.close()
 

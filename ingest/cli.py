@@ -114,7 +114,9 @@ def _print_report(report) -> None:
         else:
             types = ", ".join(f"{n} {t}" for t, n in sorted(f.chunk_types.items()))
             print(f"{f.status:7} {f.ticker} FY{f.fiscal_year} {f.accession or f.path}: "
-                  f"{f.chunks} chunks ({types}), {f.new_chunks} new")
+                  f"{f.chunks} chunks ({types}), {f.new_chunks} new, {f.facts} facts")
+            if f.facts_error:
+                print(f"WARNING {f.facts_error}", file=sys.stderr)
     t = report.totals()
     state = f"published {report.generation}" if report.published else "index unchanged"
     print(f"{t['filings']} filings, {t['chunks']} chunks, {t['new_chunks']} new, "
