@@ -175,19 +175,22 @@ class Book:
         other word than the item's."""
         allowed = set(words) | {"total", "net", "of", "and"}
         if item is not None:
-            allowed |= set(re.findall(r"[a-z&]+", normalize(item.name)))
-            allowed |= set(re.findall(r"[a-z&]+", item.asked))
+            allowed |= _words(item.name) | set(_stem(re.findall(r"[a-z&]+", item.asked)))
+        asked = set(words) | (_words(item.name) if item is not None else set())
         ranked = []
         for f in self.facts:
             tokens = _words(f.line_label)
             if not tokens or not set(words) <= tokens or not tokens <= allowed:
                 continue
-            if item is not None and not unit_fits(item, f.unit):
+            if item is not None and (not unit_fits(item, f.unit) or (
+                    f.source == "xbrl" and f.concept not in item.concepts)):
                 continue
             instant = f.period_start is None and f.source == "xbrl"
             if not _period_ok(f, instant, year, on):
                 continue
-            ranked.append(((f.source != "xbrl", len(f.dims), self.filing_rank(f, year)), f))
+            ranked.append(((-len(tokens & asked), f.source != "xbrl", len(f.dims),
+                            f.statement != (item.statement if item else None),
+                            self.filing_rank(f, year)), f))
         label = " ".join(words)
         when = f"at {on}" if on else f"fiscal {year}"
         if not ranked:
@@ -294,9 +297,21 @@ def _year_of(on: str | None) -> int:
     return int(on[:4]) if on else 0
 
 
+def _narrower(q: Question, book: Book) -> tuple[str, ...]:
+    """The question's words that name a line narrower than its item ('iPhone' net sales). A
+    word that no printed line of the company uses cannot be found: no answer, rather than the
+    item's total for a product or segment the facts do not hold."""
+    words = tuple(dict.fromkeys(_stem(q.rest)))
+    vocabulary = book.vocabulary()
+    unknown = [w for w in words if w not in vocabulary]
+    if unknown:
+        raise Missing(f"a line for '{' '.join(unknown)}': no printed line of {book.ticker} "
+                      "uses that word")
+    return words
+
+
 def _stated_figure(q: Question, book: Book, item: LineItem, year: int) -> Figure:
-    extra = _stem(w for w in q.rest if w in book.vocabulary())
-    extra = tuple(dict.fromkeys(extra))
+    extra = _narrower(q, book)
     if extra:
         return book.named_line(extra, item, year, q.date)
     return book.get(item.key, year, q.date)
@@ -318,7 +333,7 @@ def _round(value: float, decimals: int | None) -> float:
 def _change(q: Question, book: Book, item: LineItem, company: str) -> Answer:
     later = q.years[-1]
     earlier = q.years[0] if len(q.years) > 1 else later - 1
-    extra = _stem(w for w in q.rest if w in book.vocabulary())
+    extra = _narrower(q, book)
     pick = (lambda y: book.named_line(extra, item, y, None)) if extra else (
         lambda y: book.get(item.key, y))
     a, b = pick(earlier), pick(later)

@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m finrag", description="Search indexed 10-Ks.")
-    sub = p.add_subparsers(required=True, metavar="{search,canary,eval,bench,stress}")
+    sub = p.add_subparsers(required=True, metavar="{search,ask,canary,eval,bench,stress}")
 
     s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
     s.add_argument("query")
@@ -50,6 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--data-dir", type=Path)
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=_search)
+
+    a = sub.add_parser("ask", help="answer a question with the figure from the filing")
+    a.add_argument("question")
+    a.add_argument("--ticker", action="append", default=[], help="repeatable")
+    a.add_argument("--year", action="append", default=[], help="fiscal year, repeatable")
+    a.add_argument("--k", type=int, default=10, help="passages shown")
+    a.add_argument("--data-dir", type=Path)
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(run=_ask)
 
     c = sub.add_parser("canary", help="run the canary queries; exit 1 if one fails")
     c.add_argument("--file", type=Path, help="canary TOML (default: the bundled canaries)")
@@ -125,6 +134,37 @@ def _search(args) -> int:
     else:
         _print_columns(result)
     return EXIT_OK
+
+
+def _ask(args) -> int:
+    from finrag.ask import ask, ask_json
+
+    filters = parse_filters(args.ticker, args.year, [])
+    searcher = searcher_for(args.data_dir)
+    _warn_unknown(searcher, filters)
+    asked = ask(searcher, args.question, filters, args.k)
+    if args.json:
+        print(json.dumps(ask_json(asked, search_json(asked.search)["fused"]), indent=2))
+    else:
+        _print_answer(asked)
+    return EXIT_OK
+
+
+def _print_answer(asked) -> None:
+    a = asked.answer
+    if a is None:
+        print(f"No answer. {asked.outcome.reason}")
+    else:
+        print(a.text)
+        if a.formula and a.formula not in a.text:
+            print(f"formula: {a.formula}")
+        for c in asked.citations:
+            page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
+            print(f"  - {c['ticker']} FY{c['fiscal_year']} '{c['line_label']}', {c['statement']}, "
+                  f"{page}" + (f" {c['url']}" if c["url"] else ""))
+    print("passages:")
+    for h in asked.search.fused:
+        print("  " + _cell(h, 140)[0] + " " + " ".join(h.chunk.text.split())[:100])
 
 
 def _weights(text: str) -> tuple[float, float]:

@@ -110,7 +110,10 @@ referencing considering taking account data drawing conclusions relying judgment
 question response respond following want need help us here define defined definition as if
 you are an equity research analyst lost internet connection so not access metric metrics
 providers provider reasonable approximation exact possible utilizing utilize line items item
-extract out pay paid generate generated much many did do
+extract out pay paid generate generated much many did do expense expenses spending spend spent
+into one provide when best abilities ability formerly known unadjusted reported gaap all any there
+they it's amounts level levels figures numbers value values up down end-of-year year-end close
+closing made make makes earn earned earns brought bring record recorded full
 """.split())
 
 
