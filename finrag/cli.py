@@ -84,8 +84,15 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true")
     st.set_defaults(run=_stress)
 
-    e = sub.add_parser("eval", help="retrieval quality on a benchmark").add_subparsers(
-        required=True, metavar="{financebench}")
+    e = sub.add_parser("eval", help="retrieval and answer quality on a benchmark").add_subparsers(
+        required=True, metavar="{financebench,figures}")
+    g = e.add_parser("figures", help="answers right / wrong / unanswered on figure questions")
+    g.add_argument("--questions", type=Path, required=True, help="figures .jsonl")
+    g.add_argument("--filter", default="none", choices=["filing", "ticker", "none"],
+                   help="filters set with each question (default none: it names its company)")
+    g.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/figures)")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(run=_eval_figures)
     f = e.add_parser("financebench", help="page-hit@k, MRR, nDCG per method on FinanceBench")
     f.add_argument("--questions", type=Path, required=True, help="questions .jsonl")
     f.add_argument("--pdfs", type=Path, required=True, help="folder of the 10-K PDFs")
@@ -100,6 +107,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="fuse the two lists page by page (default) or chunk by chunk")
     f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
     f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
+    f.add_argument("--answers", action="store_true",
+                   help="score the answers to the metrics-generated questions instead of pages")
     f.add_argument("--json", action="store_true")
     f.set_defaults(run=_eval_financebench)
     return p
@@ -338,6 +347,8 @@ def _eval_financebench(args) -> int:
         if f.status == "failed":
             print(f"not indexed: {f.error}", file=sys.stderr)
     searcher = HybridSearcher(settings, embedder)
+    if args.answers:
+        return _financebench_answers(args, searcher, questions, report)
     try:
         result = financebench.evaluate(searcher, questions, args.filter, args.k,
                                        k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
@@ -350,6 +361,61 @@ def _eval_financebench(args) -> int:
     if args.plot:
         financebench.plot(result, args.plot)
     print(json.dumps(result, indent=2) if args.json else _eval_table(result))
+    return EXIT_OK
+
+
+def _financebench_answers(args, searcher, questions, report) -> int:
+    from finrag.evalfigures import score_financebench, table
+
+    answers = {}
+    with open(args.questions, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                d = json.loads(line)
+                answers[d.get("financebench_id")] = str(d.get("answer", ""))
+    records = [{"question": q, "answer": answers.get(q.financebench_id, "")}
+               for q in questions if q.question_type == "metrics-generated"]
+    if not records:
+        raise ValueError(f"{args.questions}: no metrics-generated question to answer")
+    try:
+        result = score_financebench(searcher, records, args.filter)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    print(json.dumps(result, indent=2) if args.json else table(
+        result, f"FinanceBench metrics-generated answers, filter {args.filter}"))
+    return EXIT_OK
+
+
+def _eval_figures(args) -> int:
+    """Index the filings the questions name (cached in the data dir), then ask each question."""
+    from finrag.embed import Embedder
+    from finrag.evalfigures import load_figures, score_figures, table
+    from finrag.search import HybridSearcher
+    from ingest.build import build
+    from ingest.progress import Progress
+
+    questions = load_figures(args.questions)
+    missing = sorted({str(q.filing) for q in questions if not q.filing.is_file()})
+    if missing:
+        raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
+    settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "figures")
+    embedder = Embedder()
+    folders = sorted({q.filing.parent for q in questions})
+    with Progress(enabled=sys.stderr.isatty()) as progress:
+        report = build(folders, settings, embedder, embedder.count_tokens, progress=progress,
+                       rebuild=bool(_cache_problem(settings)))
+    for f in report.filings:
+        if f.status == "failed":
+            print(f"not indexed: {f.error}", file=sys.stderr)
+    searcher = HybridSearcher(settings, embedder)
+    try:
+        result = score_figures(searcher, questions, args.filter)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    print(json.dumps(result, indent=2) if args.json else table(
+        result, f"Figure questions ({args.questions.name}), filter {args.filter}"))
     return EXIT_OK
 
 
