@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 
 from finrag.facts import Fact
 from finrag.lineitems import ITEMS, LineItem, label_matches, normalize, unit_fits
@@ -116,6 +117,7 @@ class Book:
         self.ticker = ticker
         self.asked_year = asked_year
         self._memo: dict = {}
+        self._vocabulary: set[str] | None = None
 
     def filing_rank(self, f: Fact, year: int) -> tuple:
         """The filing of the year asked first, then later filings (comparatives), then older."""
@@ -200,7 +202,9 @@ class Book:
         return _raise(found) if isinstance(found, Missing) else found
 
     def vocabulary(self) -> set[str]:
-        return {w for f in self.facts for w in _words(f.line_label)}
+        if self._vocabulary is None:
+            self._vocabulary = {w for f in self.facts for w in _words(f.line_label)}
+        return self._vocabulary
 
 
 def _raise(x):
@@ -209,9 +213,10 @@ def _raise(x):
     return x
 
 
-def _words(label: str) -> set[str]:
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w
-            for w in re.findall(r"[a-z][a-z&]*", normalize(label))}
+@lru_cache(maxsize=65536)
+def _words(label: str) -> frozenset[str]:
+    return frozenset({w[:-1] if w.endswith("s") and len(w) > 3 else w
+            for w in re.findall(r"[a-z][a-z&]*", normalize(label))})
 
 
 def _stem(words) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ passages shown with every answer), parses the question against the indexed compa
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from finrag.answer import Answer, Outcome, answer
@@ -49,6 +50,24 @@ def companies_of(index) -> tuple[dict[str, str], dict[str, list[int]]]:
     return _COMPANIES[index.name]
 
 
+_FACTS: OrderedDict = OrderedDict()
+_FACTS_KEPT = 16
+
+
+def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...]) -> list:
+    """The company's facts for these period years, from filings of `filed` (empty = any); the
+    last few lookups are kept, as an analyst asks several questions about one company."""
+    key = (index.name, ticker, filed, periods)
+    if key in _FACTS:
+        _FACTS.move_to_end(key)
+        return _FACTS[key]
+    facts = index.facts(tickers=[ticker], fiscal_years=filed, period_fiscal_years=periods)
+    _FACTS[key] = facts
+    while len(_FACTS) > _FACTS_KEPT:
+        _FACTS.popitem(last=False)
+    return facts
+
+
 def years_needed(q: Question) -> list[int]:
     """The fiscal years whose figures the answer may read."""
     years = set(q.years)
@@ -80,8 +99,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
             q = replace(q, years=(years[-1],))
     facts = []
     if q.asks_for_something and len(q.tickers) == 1:
-        facts = index.facts(tickers=q.tickers, fiscal_years=filters.fiscal_years,
-                            period_fiscal_years=years_needed(q))
+        facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
     name = companies.get(q.tickers[0], "") if len(q.tickers) == 1 else ""
     outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
     asked = Asked(q, outcome, result)

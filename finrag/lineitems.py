@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
 _ORDER = sorted(ITEMS.values(), key=lambda i: -len(i.asked))
 
 
+@lru_cache(maxsize=65536)
 def normalize(text: str) -> str:
     """Lower case, '-' and '/' as spaces, curly quotes straight, footnote marks and punctuation
     other than & ' ( ) % dropped (a decimal point kept), white space collapsed."""
@@ -207,6 +209,12 @@ def normalize(text: str) -> str:
 
 def label_matches(item: LineItem, label: str) -> bool:
     """The printed row label is this item (the whole label, normalized)."""
+    return _label_matches(item.key, label)
+
+
+@lru_cache(maxsize=65536)
+def _label_matches(key: str, label: str) -> bool:
+    item = ITEMS[key]
     text = normalize(label).rstrip(":").strip()
     text = re.sub(r"^(?:less|add|plus)\s+", "", text)
     bare = re.sub(r"\s*\([^()]*\)$", "", text)  # "... equipment (PP&E)"
