@@ -510,15 +510,18 @@ class Index:
         return out
 
     def facts(self, tickers: Iterable[str] = (), fiscal_years: Iterable[int] = (),
-              period_fiscal_years: Iterable[int] = ()) -> list[Fact]:
+              period_fiscal_years: Iterable[int] = (), statements: Iterable[str] = (),
+              concepts: Iterable[str] = ()) -> list[Fact]:
         """The statement facts of these companies (empty = all), from filings of these fiscal
-        years and/or about periods of these fiscal years (empty = any), in document order.
-        A company's FY2024 figure is printed in its FY2024 filing and, as the comparative
-        column, in its FY2025 one: ask by `period_fiscal_years` to get both."""
+        years and/or about periods of these fiscal years, on these statements ("income",
+        "balance", "cash_flow", "equity", "other"), of these XBRL concepts (each empty = any),
+        in document order. A company's FY2024 figure is printed in its FY2024 filing and, as
+        the comparative column, in its FY2025 one: ask by `period_fiscal_years` to get both."""
         where, args = [], []
         for column, values in (("ticker", [t.strip().upper() for t in tickers]),
                                ("fiscal_year", [int(y) for y in fiscal_years]),
-                               ("period_fiscal_year", [int(y) for y in period_fiscal_years])):
+                               ("period_fiscal_year", [int(y) for y in period_fiscal_years]),
+                               ("statement", list(statements)), ("concept", list(concepts))):
             if values:
                 where.append(f"{column} IN ({','.join('?' * len(values))})")
                 args.extend(values)

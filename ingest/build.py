@@ -3,8 +3,9 @@
 
 Each run reads every filing it is given, merges their chunks with the published index (a filing
 already indexed is replaced by its new chunks), and, if anything changed, writes a complete new
-index generation and publishes it. Each filing's statement facts (`ingest.facts`) are extracted
-beside its chunks and replaced with them. Nothing changed -> nothing is written. Embeddings go through a
+index generation and publishes it. Each filing's statement facts (`ingest.facts`) are
+extracted beside its chunks and replaced with them. Nothing changed -> nothing is written.
+Embeddings go through a
 persistent cache, committed batch by batch, so a killed run resumes where it stopped and a
 re-run re-embeds nothing.
 """
@@ -17,7 +18,6 @@ import json
 import os
 import shutil
 import sqlite3
-import sys
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field

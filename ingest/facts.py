@@ -74,7 +74,8 @@ def _unique(facts: list[Fact]) -> list[Fact]:
     seen: set[tuple] = set()
     out = []
     for f in facts:
-        key = (f.concept, f.period_start, f.period_end, tuple(f.dims), f.value, f.unit, f.page,
+        key = (f.concept, f.period_start, f.period_end, f.period_fiscal_year, tuple(f.dims),
+               f.value, f.unit, f.page,
                f.line_label, f.statement)
         if key not in seen:
             seen.add(key)

@@ -24,18 +24,18 @@ from finrag.models import Block
 SLACK = timedelta(days=7)  # a 52/53-week year ends up to a week either side of its anniversary
 TITLE_BLOCKS = 6  # text blocks looked at above a table, on its page
 TITLE_MAX = 160  # a longer text block is body text, not a title line
-TITLE_LINE_MAX = 130  # a title line naming a statement is shorter
+TITLE_LINE_MAX = 200  # a title line naming a statement is shorter
 
 _STATEMENTS = (
-    ("balance", re.compile(r"balance\s+sheets?|statements?\s+of\s+(consolidated\s+)?financial\s+"
+    ("balance", re.compile(r"balance\s*sheets?|statements?\s*of\s*(consolidated\s*)?financial\s*"
                            r"(position|condition)", re.I)),
-    ("cash_flow", re.compile(r"statements?\s+of\s+(consolidated\s+)?cash\s+flows?", re.I)),
-    ("equity", re.compile(r"statements?\s+of\s+[\w\s,'’()-]{0,60}?\b(equity|(stock|share)"
-                          r"(holders|owners)['’]?\s+(equity|investment|deficit))", re.I)),
-    ("comprehensive", re.compile(r"statements?\s+of\s+(consolidated\s+)?comprehensive\s+"
+    ("cash_flow", re.compile(r"statements?\s*of\s*(consolidated\s*)?cash\s*flows?", re.I)),
+    ("equity", re.compile(r"statements?\s*of\s*[\w\s,'’()-]{0,60}?\b(equity|(stock|share)"
+                          r"(holders|owners)['’]?\s*(equity|investment|deficit))", re.I)),
+    ("comprehensive", re.compile(r"statements?\s*of\s*(consolidated\s*)?comprehensive\s*"
                                  r"(income|loss|earnings)", re.I)),
-    ("income", re.compile(r"statements?\s+of\s+(consolidated\s+)?(operations|income|earnings|"
-                          r"(net\s+)?loss)|income\s+statements?", re.I)),
+    ("income", re.compile(r"statements?\s*of\s*(consolidated\s*)?(operations|income|earnings|"
+                          r"(net\s*)?loss)|income\s*statements?", re.I)),
 )
 
 
@@ -49,7 +49,8 @@ def statement_of(title: str) -> str:
     if len(title) > TITLE_LINE_MAX or title.endswith(":"):
         return "other"
     found = [(kind, m) for kind, pattern in _STATEMENTS if (m := pattern.search(title))]
-    found = [(kind, m) for kind, m in found if _title_prefix(title[: m.start()])]
+    found = [(kind, m) for kind, m in found if _title_prefix(title[: m.start()])
+             and not _NOT_A_TITLE_END.match(title[m.end():])]
     if not found:
         return "other"
     kinds = [kind for kind, _ in found]
@@ -63,6 +64,12 @@ def _title_prefix(text: str) -> bool:
     words = re.findall(r"[A-Za-z][\w'’&.-]*", text)
     return all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
 
+
+# What follows a statement's name in a heading that is not the statement itself:
+# "Balance Sheet and Working Capital Measures", "Cash flow data"
+_NOT_A_TITLE_END = re.compile(r"\s*((and|&)\s+(?!comprehensive|stockholders|shareholders|"
+                              r"changes|redeemable|equity)|data\b|information\b|measures\b|"
+                              r"highlights\b|summary\b|items\b)", re.I)
 
 _SMALL_WORDS = {"and", "of", "the", "inc.", "inc", "co.", "corp.", "subsidiaries", "its",
                 "consolidated", "combined", "company"}

@@ -42,11 +42,12 @@ class XbrlFact:
     period_end: str | None
     dims: list[str]
     decimals: str | None
-    printed: str  # the displayed text ("23,783")
+    printed: str  # as printed: its table cell ("(23,783)"), else the tagged text ("23,783")
     page: int | None = None
     block: int | None = None  # index of the reader block it is printed in
     row: list[str] = field(default_factory=list)  # its table row's cells (markers removed)
     context_text: str = ""  # for a fact in running text: the words just before it
+    cell: str = ""  # its table cell, marker and all ("(8642000000012)")
 
 
 def has_inline_xbrl(path: Path) -> bool:
@@ -72,6 +73,9 @@ def read_xbrl_facts(path: Path) -> tuple[list[XbrlFact], list[Block]]:
         facts.append(fact)
     blocks = html_to_blocks(root)
     _place(facts, blocks)
+    for fact in facts:
+        if fact.cell:  # the number as its cell prints it: "(23,783)", "$14.91"
+            fact.printed = unmark(fact.cell, facts)
     return [f for f in facts if f.page is not None or f.block is not None], blocks
 
 
@@ -211,10 +215,12 @@ def _place(facts: list[XbrlFact], blocks: list[Block]) -> None:
     for b, block in enumerate(blocks):
         if block.kind == "table" and block.rows:
             for row in block.rows:
-                for n in {int(m) for cell in row for m in _MARK.findall(cell)}:
-                    if n < len(facts) and facts[n].block is None:
-                        facts[n].page, facts[n].block = block.page, b
-                        facts[n].row = row
+                for cell in row:
+                    for n in map(int, _MARK.findall(cell)):
+                        if n < len(facts) and facts[n].block is None:
+                            facts[n].page, facts[n].block = block.page, b
+                            facts[n].row = row
+                            facts[n].cell = cell
             continue
         for m in _MARK.finditer(block.text):
             n = int(m.group(1))
