@@ -73,7 +73,7 @@ def years_needed(q: Question) -> list[int]:
     years = set(q.years)
     if q.date:
         years.add(int(q.date[:4]))
-        years.add(int(q.date[:4]) + 1)  # a fiscal year ending early in the next calendar year
+        years.add(int(q.date[:4]) - 1)  # a year ending in January may be the prior fiscal year
     if q.change and len(q.years) == 1:
         years.add(q.years[0] - 1)
     if q.metric in _NEEDS_PRIOR or (q.metric == "dpo"):
@@ -90,6 +90,11 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     index = searcher.index
     companies, filed = companies_of(index)
     q = parse(result.query, companies, filters)
+    inferred = _company_from_passages(q, result)
+    if inferred:
+        from dataclasses import replace
+
+        q = replace(q, tickers=(inferred,))
     if q.asks_for_something and len(q.tickers) == 1 and not q.years and not q.date:
         years = [y for y in filed.get(q.tickers[0], []) if not filters.fiscal_years
                  or y in filters.fiscal_years]
@@ -102,11 +107,27 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
     name = companies.get(q.tickers[0], "") if len(q.tickers) == 1 else ""
     outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
+    if inferred and outcome.answer is not None:
+        outcome.answer.text += f" (company {inferred} read from the passages: the question names none)"
     asked = Asked(q, outcome, result)
     if outcome.answer is not None:
         asked.citations = citations(index, outcome.answer)
     asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
     return asked
+
+
+def _company_from_passages(q: Question, result: SearchResult) -> str | None:
+    """The company of a question that names none but names a line only it prints ('iPhone net
+    sales'): every one of the top five passages that holds all such words is that company's,
+    and at least two do."""
+    from finrag.lineitems import normalize
+
+    if q.tickers or not q.asks_for_something or not q.rest:
+        return None
+    holding = {h.chunk_id: h.chunk.ticker for h in result.fused[:5]
+               if set(q.rest) <= set(normalize(h.chunk.text).split())}
+    tickers = set(holding.values())
+    return tickers.pop() if len(holding) >= 2 and len(tickers) == 1 else None
 
 
 def _short(name: str) -> str:
