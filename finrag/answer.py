@@ -140,9 +140,9 @@ class Book:
             if f.dims or not unit_fits(item, f.unit) or not _period_ok(f, item.instant, year, on):
                 continue
             how = _is_item(f, item)
-            if how is None:
-                continue
-            ranked.append(((f.source != "xbrl", how, f.statement != item.statement,
+            if how is None or (f.statement == "other" and not label_matches(item, f.line_label)):
+                continue  # off the statements, only a row printed under the item's own name
+            ranked.append(((f.source != "xbrl", f.statement != item.statement, how,
                             self.filing_rank(f, year)), f))
         when = f"at {on}" if on else f"fiscal {year}"
         if not ranked:

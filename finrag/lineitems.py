@@ -89,7 +89,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              _g("SellingGeneralAndAdministrativeExpense"),
              r"selling general and administrative(?: expenses?)?", "income"),
     LineItem("eps_diluted", "diluted earnings per share",
-             r"diluted (?:eps|earnings per share|net income per share)|(?:eps|earnings per share) diluted",
+             r"diluted (?:eps|earnings per share|net income per share)|(?:eps|earnings per share)"
+             r"(?: diluted)?",
              _g("EarningsPerShareDiluted"),
              r"diluted(?: earnings per share| net income per share)?|diluted (?:earnings|net income)"
              r" per (?:common )?share|(?:net )?(?:earnings|income) per share diluted",

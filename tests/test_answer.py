@@ -189,3 +189,20 @@ def test_missing_figures_say_what_was_looked_for():
                        statement="balance", instant=True)])
     assert out.answer is None
     assert "total current liabilities for fiscal 2018" in out.reason
+
+
+def test_a_figure_in_a_sentence_is_not_a_line_item():
+    """An XBRL fact tagged in narrative text ('depreciation ... was $4.12 billion') has the
+    sentence as its label: it is not the statement's line."""
+    narrative = fact("during the years ended December 31, 2024 was $", 4.12, 2024,
+                     concept="us-gaap:Depreciation", statement="other", unit="USD billions")
+    out = answer(parse("3M depreciation 2024", CO), [narrative])
+    assert out.answer is None
+
+
+def test_the_item_on_its_own_statement_wins_over_a_preferred_concept_elsewhere():
+    cash_flow = fact("Charges for acquired in-process research and development", 1841, 2024,
+                     concept="us-gaap:ResearchAndDevelopmentExpense", statement="cash_flow")
+    income = fact("Research and development expense", 17232, 2024, statement="income",
+                  concept="us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost")
+    assert answer(parse("3M R&D 2024", CO), [cash_flow, income]).answer.value == 17232

@@ -125,3 +125,13 @@ def test_change_and_average():
 def test_words_naming_a_narrower_line_are_kept():
     assert parse("iPhone net sales FY2024").rest == ("iphone",)
     assert parse("Walmart capex FY2025", COMPANIES).rest == ()
+
+
+def test_growth_is_a_rate_and_change_an_amount():
+    assert parse("Union Pacific revenue growth 2024").unit == "percent"
+    assert parse("How did revenue change in 2024?").unit is None
+
+
+def test_bare_eps_is_the_diluted_figure():
+    assert [i.key for i in parse("Walmart EPS FY2025").items] == ["eps_diluted"]
+    assert [i.key for i in parse("basic EPS 2024").items] == ["eps_basic"]
