@@ -140,8 +140,9 @@ class Book:
             if f.dims or not unit_fits(item, f.unit) or not _period_ok(f, item.instant, year, on):
                 continue
             how = _is_item(f, item)
-            if how is None or (f.statement == "other" and not label_matches(item, f.line_label)):
-                continue  # off the statements, only a row printed under the item's own name
+            if how is None or (f.statement != item.statement and (
+                    f.source == "table" or not label_matches(item, f.line_label))):
+                continue  # off its statement only an XBRL row printed under the item's name
             ranked.append(((f.source != "xbrl", f.statement != item.statement, how,
                             self.filing_rank(f, year)), f))
         when = f"at {on}" if on else f"fiscal {year}"
@@ -158,6 +159,11 @@ class Book:
         if len(values) > 1:
             shortest = min(len(normalize(f.line_label)) for f in group)
             group = [f for f in group if len(normalize(f.line_label)) == shortest]
+            values = {round(abs(f.value) if outflow else f.value, 6) for f in group}
+        if len(values) > 1 and all(f.source == "table" for f in group) and len(
+                {f.filing_key for f in group}) == 1:
+            first = min(f.page or 0 for f in group)  # the statement itself precedes the notes'
+            group = [f for f in group if (f.page or 0) == first]  # condensed ones
             values = {round(abs(f.value) if outflow else f.value, 6) for f in group}
         if len(values) > 1:
             shown = ", ".join(f"{v:,g}" for v in sorted(values))

@@ -104,8 +104,9 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"d&a|depreciation(?: and amortization| depletion and amortization)?",
              _g("DepreciationDepletionAndAmortization", "DepreciationAndAmortization",
                 "DepreciationAmortizationAndAccretionNet", "Depreciation"),
-             r"depreciation(?:,)? (?:depletion )?(?:and )?amortization(?: and other)?"
-             r"|depreciation and amortization(?: expense)?|depreciation",
+             r"depreciation(?: depletion)?(?: and)? amortization(?: and other)?"
+             r"(?: expense)?(?: of (?:property|equipment|plant|intangibles?|and|&|assets| )+)?"
+             r"|depreciation",
              "cash_flow"),
     LineItem("cfo", "net cash provided by operating activities",
              r"(?:operating cash ?flows?|cash ?flows? from operati(?:ons|ng activities)"
@@ -121,9 +122,10 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"capex|capital expenditures?|capital spending|purchases? of property(?: plant)?"
              r"(?: and equipment)?",
              _g("PaymentsToAcquirePropertyPlantAndEquipment", "PaymentsToAcquireProductiveAssets"),
-             r"(?:purchases?|additions?|acquisitions?|payments?)(?: for| of| to)? property"
-             r"(?: plant)?(?: and| &)? equipment(?: pp&e)?(?: net)?|capital expenditures?"
-             r"|(?:purchases?|additions?) (?:of|to) property and equipment(?: net)?",
+             r"(?:purchases?|additions?|acquisitions?|payments?|investments?)(?: for| of| to| in)?"
+             r"(?: (?:land|buildings?|property|plant|equipment|premises|fixed assets|capital assets"
+             r"|and|&|pp&e))+(?: net)?(?: \(pp&e\))?"
+             r"|capital expenditures?(?: net of [a-z ]+)?|capital spending",
              "cash_flow", outflow=True),
     LineItem("dividends_paid", "cash dividends paid",
              r"(?:cash )?dividends? (?:paid|payments?)|pa(?:y|id) out in (?:cash )?dividends?"
@@ -218,8 +220,16 @@ def _label_matches(key: str, label: str) -> bool:
     item = ITEMS[key]
     text = normalize(label).rstrip(":").strip()
     text = re.sub(r"^(?:less|add|plus)\s+", "", text)
+    text = _SECTION.sub("", text)  # "Cash flows from investing activities Capital ..."
     bare = re.sub(r"\s*\([^()]*\)$", "", text)  # "... equipment (PP&E)"
     return any(re.fullmatch(item.labels, t) is not None for t in {text, bare} if t)
+
+
+# a statement's section heading that a table reader may print before a row's own label
+_SECTION = re.compile(
+    r"^(?:cash flows? (?:from|provided by|used in|\(used in\)) (?:operating|investing|financing)"
+    r" activities|(?:operating|investing|financing) activities|supplemental [a-z ]+ disclosures?"
+    r"|adjustments to reconcile [a-z ]+ activities|current (?:assets|liabilities)) ")
 
 
 def unit_fits(item: LineItem, unit: str) -> bool:

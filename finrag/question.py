@@ -33,7 +33,7 @@ class Question:
     average: bool = False  # asks for an average over the years named
     definition_items: tuple[str, ...] = ()  # items of the question's own definition
     definition_text: str = ""
-    rest: tuple[str, ...] = field(default=())  # words left once all of the above is read
+    rest: tuple[str, ...] = field(default=())  # unexplained words just before the line item
 
     @property
     def asks_for_something(self) -> bool:
@@ -80,8 +80,7 @@ _CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|grow(?:th|n)?|grew|increased?|decre
                      r"rose|fell|year over year|yoy|y o y)\b")
 _GROWTH = re.compile(r"\b(?:growth|grow|grew|growing)\b")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
-_DEFINITION = re.compile(r"(?:\bis defined as|\bdefined as|\bdefine [\w ,&'%()]{1,60}? as|"
-                         r"\bcalculate [\w ,&'%()]{1,40}? using)"
+_DEFINITION = re.compile(r"(?:\bis defined as|\bdefined as|\bdefine [\w ,&'%()]{1,60}? as)"
                          r"\s*:?\s*(?P<rest>.*)", re.S)
 
 _UNIT = [
@@ -264,14 +263,20 @@ def _company(raw: str, norm: str, companies: dict[str, str], filters) -> tuple[t
 
 
 def _rest(head: str, items_found, name_words: set[str]) -> tuple[str, ...]:
-    """Words of the question that none of its readings explains ('iphone' in 'iPhone net sales
-    FY2024'): they may name a narrower line than the item, which the answer must then find."""
-    text = head
-    for start, end, _ in sorted(items_found, key=lambda f: -f[0]):
-        text = text[:start] + " " + text[end:]
-    for _, rx in _METRICS:
-        text = rx.sub(" ", text)
-    words = re.findall(r"[a-z][a-z&']*", text)
-    return tuple(w for w in dict.fromkeys(w.rstrip("'s") if w.endswith("'s") else w for w in words)
-                 if w not in STOPWORDS and w not in name_words and len(w) > 1
-                 and not re.fullmatch(r"fy\d*|q[1-4]", w) and w not in MONTHS)
+    """The words just before the first line item that none of the readings explains ('iphone'
+    in 'iPhone net sales FY2024', 'automotive' in 'total automotive revenues'): they name a
+    narrower line than the item, which the answer must then find. Words elsewhere (a company
+    named as 'for MGM Resorts', instructions) do not qualify the item."""
+    if not items_found:
+        return ()
+    start = items_found[0][0]
+    out: list[str] = []
+    for word in reversed(head[:start].split()):
+        w = word[:-2] if word.endswith("'s") else word.rstrip("'")
+        if w in ("total", "net"):
+            continue
+        if (w in STOPWORDS or w in name_words or w in MONTHS or len(w) < 2
+                or not re.fullmatch(r"[a-z][a-z&']*", w)):
+            break
+        out.append(w)
+    return tuple(reversed(out))

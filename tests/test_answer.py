@@ -84,7 +84,7 @@ def test_a_quarter_is_not_the_year():
 
 def test_conflicting_figures_are_no_answer():
     a = revenue(2018, 100, source="table")
-    b = revenue(2018, 120, source="table", page=60)
+    b = revenue(2018, 120, source="table", page=50)  # the same page: no telling which
     a.concept = b.concept = None
     out = answer(parse("3M revenue FY2018", CO), [a, b])
     assert out.answer is None and "different figures" in out.reason
@@ -206,3 +206,19 @@ def test_the_item_on_its_own_statement_wins_over_a_preferred_concept_elsewhere()
     income = fact("Research and development expense", 17232, 2024, statement="income",
                   concept="us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost")
     assert answer(parse("3M R&D 2024", CO), [cash_flow, income]).answer.value == 17232
+
+
+def test_the_statement_precedes_a_condensed_copy_in_the_notes():
+    main = fact("Accounts payable", 302578, 2018, statement="balance", instant=True,
+                source="table", page=57, unit="USD thousands")
+    note = fact("Accounts payable", 25758, 2018, statement="balance", instant=True,
+                source="table", page=174, unit="USD thousands")
+    out = answer(parse("3M accounts payable FY2018 in USD millions", CO), [note, main])
+    assert out.answer.value == pytest.approx(302.578)
+
+
+def test_a_section_heading_before_the_row_label_is_read_past():
+    f = fact("Cash flows from investing activities Capital expenditures, net of construction "
+             "payable", -1486843, 2018, statement="cash_flow", source="table",
+             unit="USD thousands")
+    assert answer(parse("3M capex FY2018", CO), [f]).answer.value == 1486843
