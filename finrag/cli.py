@@ -331,6 +331,10 @@ def _eval_financebench(args) -> int:
     questions, skipped = financebench.load(args.questions, args.pdfs, args.doc_index)
     for line in skipped:
         print(f"skipped {line}", file=sys.stderr)
+    if args.answers:  # only the metrics-generated questions are answered: index their PDFs only
+        questions = [q for q in questions if q.question_type == "metrics-generated"]
+        if not questions:
+            raise ValueError(f"{args.questions}: no metrics-generated question to answer")
     data_dir = args.data_dir or Settings.from_env().data_dir / "financebench"
     settings = Settings.from_env(data_dir)
     embedder = Embedder()
