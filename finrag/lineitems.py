@@ -54,7 +54,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
     LineItem("gross_profit", "gross profit", r"gross profit",
              _g("GrossProfit"), r"(?:total )?gross (?:profit|margin)", "income"),
     LineItem("operating_income", "operating income",
-             r"(?:unadjusted )?(?:operating (?:income|profit)|income from operations|ebit)",
+             r"(?:unadjusted )?(?:operating (?:income|profit|loss|income \(loss\))"
+             r"|(?:income|loss) from operations|ebit)",
              _g("OperatingIncomeLoss"),
              r"(?:total )?operating (?:income|profit)(?: loss)?|(?:income|earnings) from operations"
              r"|operating (?:income|profit) \(loss\)|(?:income|loss) from operations",
@@ -80,7 +81,7 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              "income"),
     LineItem("interest_expense", "interest expense", r"interest expense",
              _g("InterestExpense", "InterestExpenseNonoperating", "InterestExpenseDebt"),
-             r"interest expense(?: net)?", "income"),
+             r"interest expense(?: net)?(?: of amounts capitalized)?", "income", outflow=True),
     LineItem("rnd", "research and development", r"r&d|research and development",
              _g("ResearchAndDevelopmentExpense",
                 "ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost"),

@@ -222,3 +222,9 @@ def test_a_section_heading_before_the_row_label_is_read_past():
              "payable", -1486843, 2018, statement="cash_flow", source="table",
              unit="USD thousands")
     assert answer(parse("3M capex FY2018", CO), [f]).answer.value == 1486843
+
+
+def test_interest_expense_printed_negative_is_an_expense():
+    facts = [fact("Operating earnings", 9137, 2024, concept="us-gaap:OperatingIncomeLoss"),
+             fact("Interest expense, net", -2160, 2024, source="table")]
+    assert answer(parse("3M interest coverage 2024", CO), facts).answer.value == pytest.approx(4.23, abs=0.005)
