@@ -329,6 +329,8 @@ def _stated_figure(q: Question, book: Book, item: LineItem, year: int) -> Figure
 
 
 def _stated(q: Question, fig: Figure, company: str) -> Answer:
+    if q.unit in ("USD per share", "percent") and fig.unit != q.unit:
+        raise Missing(f"{fig.name} in {q.unit}: the filing prints it in {fig.unit}")
     unit = q.unit if q.unit in SCALE and fig.unit in SCALE else fig.unit
     value = fig.in_unit(unit)
     text = (f"{fmt(value, unit, q.decimals)} — {company}, fiscal {fig.fiscal_year}, "

@@ -89,6 +89,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
     LineItem("sga", "selling, general and administrative", r"sg&a|selling general and administrative",
              _g("SellingGeneralAndAdministrativeExpense"),
              r"selling general and administrative(?: expenses?)?", "income"),
+    LineItem("opex", "total operating expenses", r"(?:total )?operating expenses|opex",
+             _g("OperatingExpenses"), r"(?:total )?operating expenses", "income"),
     LineItem("eps_diluted", "diluted earnings per share",
              r"diluted (?:eps|earnings per share|net income per share)|(?:eps|earnings per share)"
              r"(?: diluted)?",

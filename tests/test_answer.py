@@ -228,3 +228,9 @@ def test_interest_expense_printed_negative_is_an_expense():
     facts = [fact("Operating earnings", 9137, 2024, concept="us-gaap:OperatingIncomeLoss"),
              fact("Interest expense, net", -2160, 2024, source="table")]
     assert answer(parse("3M interest coverage 2024", CO), facts).answer.value == pytest.approx(4.23, abs=0.005)
+
+
+def test_a_per_share_question_is_not_answered_with_a_total():
+    f = fact("Dividends paid", -8359, 2024, statement="cash_flow", concept="us-gaap:PaymentsOfDividends")
+    out = answer(parse("3M dividends paid per share 2024", CO), [f])
+    assert out.answer is None and "per share" in out.reason
