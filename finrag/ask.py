@@ -8,6 +8,7 @@ passages shown with every answer), parses the question against the indexed compa
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -90,6 +91,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     index = searcher.index
     companies, filed = companies_of(index)
     q = parse(result.query, companies, filters)
+    defaulted = None
     inferred = _company_from_passages(q, result)
     if inferred:
         from dataclasses import replace
@@ -102,6 +104,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
             from dataclasses import replace
 
             q = replace(q, years=(years[-1],))
+            defaulted = years[-1]
     facts = []
     if q.asks_for_something and len(q.tickers) == 1:
         facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
@@ -109,6 +112,8 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
     if inferred and outcome.answer is not None:
         outcome.answer.text += f" (company {inferred} read from the passages: the question names none)"
+    if defaulted and outcome.answer is not None:
+        outcome.answer.text += f" (fiscal {defaulted}, the latest indexed: the question names no year)"
     asked = Asked(q, outcome, result)
     if outcome.answer is not None:
         asked.citations = citations(index, outcome.answer)
@@ -134,8 +139,9 @@ def _short(name: str) -> str:
     from finrag.question import company_names
 
     names = company_names(name)
-    return name if not names else " ".join(w.capitalize() if w.islower() else w
-                                            for w in names[0].split())
+    if not names or len(names[0]) > 40 or re.search(r"\d{3,}", name):
+        return ""  # a cover page read badly ('... Commission File Number 001 ...'): the ticker
+    return " ".join(w.capitalize() if w.islower() else w for w in names[0].split())
 
 
 def citations(index, a: Answer) -> list[dict]:
