@@ -39,7 +39,8 @@ from finrag.index import (
 )
 from finrag.models import Chunk
 from ingest.chunk import chunk_filing
-from ingest.facts import extract_facts
+from ingest.factcache import FactCache
+from ingest.facts import attach, read_facts
 from ingest.read import ReadError, locate, read_filing
 from ingest.readcache import ReadCache
 from ingest.sections import split_sections
@@ -126,10 +127,13 @@ def build(
         old, old_facts = ([], []) if rebuild else _published(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
         cache = ReadCache(settings.data_dir / "reads.sqlite")
+        fact_cache = FactCache(settings.data_dir / "facts-cache.sqlite")
         try:
-            read = _read_all(units, counter, ticker, fiscal_year, progress, per_unit, cache)
+            read = _read_all(units, counter, ticker, fiscal_year, progress, per_unit, cache,
+                             fact_cache)
         finally:
             cache.close()
+            fact_cache.close()
         merged = _merge(old, _fresh(read))
         facts = _merge_facts(old_facts, _fresh_facts(read))
         _count_new(read, old)
@@ -145,7 +149,8 @@ def build(
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
-def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cache=None):
+def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cache=None,
+              fact_cache=None):
     """Read every unit; one failed file never stops the others."""
     read: list[tuple[FilingReport, list[Chunk], list[Fact]]] = []
     for unit in units:
@@ -153,12 +158,13 @@ def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cach
             progress.reading(unit)
         own = (per_unit or {}).get(unit.resolve(), {})
         read.append(_read_one(unit, counter, own.get("ticker", ticker),
-                              own.get("fiscal_year", fiscal_year), cache))
+                              own.get("fiscal_year", fiscal_year), cache, fact_cache))
         crash_point("read")
     return read
 
 
-def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None = None):
+def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None = None,
+              fact_cache: FactCache | None = None):
     try:
         filing = _read_cached(unit, ticker, fiscal_year, cache)
         sections = split_sections(filing.blocks)
@@ -177,14 +183,22 @@ def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None 
         accession=filing.accession, chunks=len(chunks), chunk_types=types,
         sections=list(dict.fromkeys(s.item for s in sections)),
     )
-    return report, chunks, _facts(filing, chunks, report)
+    return report, chunks, _facts(filing, chunks, report, fact_cache)
 
 
-def _facts(filing, chunks: list[Chunk], report: FilingReport) -> list[Fact]:
-    """The fact stage for one filing; a failure there costs the filing its facts only."""
+def _facts(filing, chunks: list[Chunk], report: FilingReport,
+           cache: FactCache | None = None) -> list[Fact]:
+    """The fact stage for one filing (through the fact cache where given); a failure there
+    costs the filing its facts only."""
     started = time.perf_counter()
     try:
-        facts = extract_facts(filing, chunks)
+        key = cache.key(filing) if cache else None
+        found = cache.get(key) if key else None
+        if found is None:
+            found = read_facts(filing)
+            if key:
+                cache.put(key, found)
+        facts = attach(found, chunks)
     except Exception as exc:  # noqa: BLE001 - a fact bug must not drop the filing's chunks
         facts = []
         report.facts_error = f"{report.path}: facts not extracted ({type(exc).__name__}: {exc})"

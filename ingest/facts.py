@@ -16,20 +16,30 @@ from finrag.models import Chunk, Filing
 from ingest.chunk import filing_key
 from ingest.statements import period_fiscal_year, table_statements
 from ingest.tables import table_facts
-from ingest.xbrl import has_inline_xbrl, read_xbrl_facts, row_label
+from ingest.xbrl import has_inline_xbrl, read_xbrl_facts
 
 HTML_SUFFIXES = {".htm", ".html", ".txt"}
 
 
 def extract_facts(filing: Filing, chunks: list[Chunk]) -> list[Fact]:
-    """All facts of one filing, in document order, without duplicates."""
+    """All facts of one filing, in document order, without duplicates, each tied to the
+    chunk that prints it."""
+    return attach(read_facts(filing), chunks)
+
+
+def read_facts(filing: Filing) -> list[Fact]:
+    """The facts of one filing, not yet tied to chunks (what `ingest.factcache` keeps)."""
     source = Path(filing.source)
     if source.suffix.lower() in HTML_SUFFIXES and has_inline_xbrl(source):
-        facts = _xbrl(filing, source)
-    else:
-        facts = table_facts(filing)
+        return _unique(_xbrl(filing, source))
+    return _unique(table_facts(filing))
+
+
+def attach(facts: list[Fact], chunks: list[Chunk]) -> list[Fact]:
+    """Copies of the facts, each with the chunk that prints it (its id and page label)."""
+    facts = [f.model_copy() for f in facts]
     _attach(facts, chunks)
-    return _unique(facts)
+    return facts
 
 
 def _xbrl(filing: Filing, source: Path) -> list[Fact]:
@@ -38,10 +48,9 @@ def _xbrl(filing: Filing, source: Path) -> list[Fact]:
     key = filing_key(filing)
     facts = []
     for f in found:
-        label = row_label(f.row) if f.row else f.context_text
         facts.append(Fact(
             ticker=filing.ticker, fiscal_year=filing.fiscal_year, filing_key=key,
-            source="xbrl", concept=f.concept, dims=f.dims, line_label=label,
+            source="xbrl", concept=f.concept, dims=f.dims, line_label=f.label,
             statement=statements.get(f.block, "other") if f.row else "other",
             period_start=f.period_start, period_end=f.period_end,
             period_fiscal_year=period_fiscal_year(f.period_end, filing.period_end,

@@ -38,6 +38,7 @@ _LONE_DASH = r"(?<!\S)[—–-](?!\S)"  # a dash cell in running text: "Other �
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
 _UNIT_PREFIX = re.compile(r"^.*\([^()]*(thousands|millions|billions)[^()]*\)\s*", re.I)
+_UNIT_GROUP = re.compile(r"\([^()]*(thousands|millions|billions)[^()]*\)", re.I)
 _PER_SHARE = re.compile(r"per\s+(common\s+|ordinary\s+)?share|per\s+(basic|diluted)", re.I)
 _SHARES_SECTION = re.compile(r"weighted|shares\s+(used|outstanding)|number\s+of\s+shares", re.I)
 _SHARE_COUNT = re.compile(r"\bshares\b|\bshare\s+count", re.I)
@@ -75,6 +76,7 @@ class _State:
     values: list[_Token] = field(default_factory=list)
     section: str = ""  # the last label-only line ("Earnings per share:")
     month_days: list[tuple[int, int]] = field(default_factory=list)  # one per header column
+    header_split: bool = False  # the header's first period ended a paragraph
     rows: int = 0  # rows read under the current header
 
 
@@ -194,10 +196,18 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
         state.section = state.label  # a label line with no values of its own heads a section
     run: list[_Token] = []
     words: list[str] = []
-    for token in items + [_Token("text", "")]:
+    start = 0  # where the current row's label starts in `words`
+    end = _Token("text", "")
+    for token in items + [end]:
         if token.kind != "text":
             run.append(token)
             continue
+        if token is end and len(run) == 1 and run[0].kind in ("year", "date"):
+            # "...Balance Sheets (In millions)December 31, 2021" / "December 31, 2020 ASSETS":
+            # a header whose periods are split over paragraphs
+            if words:
+                _remember(state, " ".join(words))
+            state.header, state.header_split, run, words = run, True, [], []
         if run and token.text[:1].islower():  # "Outstanding shares — 477 and 484"
             words.extend(t.text for t in run)
             run = []
@@ -206,20 +216,22 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
                 if words:  # title and unit line printed before the periods, in this block
                     _remember(state, " ".join(words))
                 _set_header(state, run)
-                words = []
+                words, start = [], 0
             elif state.columns and words and (extra := _extra(run, state)) is not None:
                 words.extend(t.text for t in run[:extra])
                 run = run[extra:extra + len(state.columns)]  # an unlabelled total after it:
                 # not read (its label is not printed)
                 if not state.rows:  # a unit line between the header and the first row
                     _remember(state, " ".join(words))
-                head, label = _split_section(" ".join(words))  # "...activities: Depreciation"
+                head, label = _split_section(" ".join(words[start:]))  # "...: Depreciation"
                 if head:
                     state.section = head
                 _emit(state, label, run, filing, block, facts)
-                words = []
+                words, start = [], 0
             else:
                 words.extend(t.text for t in run)
+                if token.text[:1].isupper():  # numbers that ended a row we could not read
+                    start = len(words)  # ("...respectively271 321 Unbilled revenues 248 206")
             run = []
         if token.text:
             words.append(token.text)
@@ -271,10 +283,13 @@ def _loose_values(state: _State, items: list[_Token], filing, block, facts) -> N
 
 
 def _close_header(state: _State) -> None:
+    """The periods collected over several lines become the columns (a period that ended a
+    paragraph only counts with another after it)."""
     if state.header:
-        if _is_header(state.header, []):
+        if _is_header(state.header, []) and not (state.header_split and len(state.header) < 2):
             _set_header(state, state.header)
         state.header = []
+    state.header_split = False
 
 
 def _texts(items: list[_Token]) -> list[str]:
@@ -332,7 +347,7 @@ def _title_windows(lines: list[str]) -> list[str]:
 def _has_title(lines: list[str]) -> bool:
     """Some words above the header besides unit lines and dates: a table of its own."""
     for line in lines:
-        rest = _MONTH_DAY.sub("", _DATE.sub("", _UNIT_PREFIX.sub("", line)))
+        rest = _MONTH_DAY.sub("", _DATE.sub("", _UNIT_GROUP.sub("", line)))
         words = [w for w in re.findall(r"[A-Za-z]{3,}", rest) if w.lower() not in _HEADER_WORDS
                  and not re.fullmatch(_MONTH, w, re.I) and not _UNIT.fullmatch(w)]
         if len(words) >= 2:

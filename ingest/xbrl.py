@@ -43,11 +43,13 @@ class XbrlFact:
     dims: list[str]
     decimals: str | None
     printed: str  # as printed: its table cell ("(23,783)"), else the tagged text ("23,783")
+    shown: str = ""  # the tagged text alone ("23,783")
     page: int | None = None
     block: int | None = None  # index of the reader block it is printed in
     row: list[str] = field(default_factory=list)  # its table row's cells (markers removed)
     context_text: str = ""  # for a fact in running text: the words just before it
     cell: str = ""  # its table cell, marker and all ("(8642000000012)")
+    label: str = ""  # its row's label as printed, or the words before it in running text
 
 
 def has_inline_xbrl(path: Path) -> bool:
@@ -74,8 +76,9 @@ def read_xbrl_facts(path: Path) -> tuple[list[XbrlFact], list[Block]]:
     blocks = html_to_blocks(root)
     _place(facts, blocks)
     for fact in facts:
-        if fact.cell:  # the number as its cell prints it: "(23,783)", "$14.91"
+        if fact.cell and not _has_words(fact.cell):  # as its cell prints it: "(23,783)"
             fact.printed = unmark(fact.cell, facts)
+        fact.label = row_label(fact.row, facts) if fact.row else fact.context_text
     return [f for f in facts if f.page is not None or f.block is not None], blocks
 
 
@@ -167,6 +170,7 @@ def _fact(el, contexts: dict[str, _Context], units: dict[str, str]) -> XbrlFact 
     return XbrlFact(
         concept=el.get("name") or "", value=value, unit=unit, period_start=ctx.start,
         period_end=ctx.end, dims=list(ctx.dims), decimals=el.get("decimals"), printed=shown,
+        shown=shown,
     )
 
 
@@ -230,20 +234,24 @@ def _place(facts: list[XbrlFact], blocks: list[Block]) -> None:
 
 
 def _words_before(text: str, at: int, words: int = 12) -> str:
-    before = _MARK.sub("", text[:at])
+    before = _MARK.sub("", text[:at])  # (other facts' numbers dropped: they are not placed yet)
     return " ".join(before.split()[-words:])
 
 
-def row_label(row: list[str]) -> str:
-    """The row's label as printed: its first non-empty cell that is not a fact's number."""
+def row_label(row: list[str], facts: list[XbrlFact]) -> str:
+    """The row's label as printed: its first cell with words in it, numbers tagged inside it
+    put back ("Accounts receivable, net of allowances of $ 985 and $ 1,000")."""
     for cell in row:
-        clean = cell.strip()
-        if clean and not _MARK.search(clean):
-            return clean
+        if _has_words(cell):
+            return unmark(cell, facts).strip()
     return ""
+
+
+def _has_words(cell: str) -> bool:
+    return bool(re.search(r"[A-Za-z]", _MARK.sub("", cell)))
 
 
 def unmark(text: str, facts: list[XbrlFact]) -> str:
     """Text with each marker put back as its fact's displayed number."""
-    return _MARK.sub(lambda m: facts[int(m.group(1))].printed
+    return _MARK.sub(lambda m: facts[int(m.group(1))].shown
                      if int(m.group(1)) < len(facts) else "", text)

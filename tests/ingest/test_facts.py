@@ -175,3 +175,18 @@ def test_period_fiscal_year_is_the_companys_own(end, filing_end, filing_year, wa
 ])
 def test_statement_titles(title, want):
     assert statement_of(title) == want
+
+
+def test_a_row_label_with_tagged_numbers_in_it_is_still_the_label():
+    # UNH FY2024 balance sheet: "Accounts receivable, net of allowances of $985 and $1,000 |
+    # 22,365 | 21,276"; the allowances are facts too, tagged inside the label cell.
+    path = shared_path("filings", "sec-edgar-filings", "UNH", "10-K", "unh-20241231")
+    _, facts = _facts(str(path))
+    label = "Accounts receivable, net of allowances of $ 985 and $ 1,000"
+    receivable, *_ = _find(facts, "us-gaap:AccountsReceivableNetCurrent", None, "2024-12-31")
+    assert (receivable.line_label, receivable.value, receivable.printed) == (label, 22365.0,
+                                                                              "22,365")
+    allowance, *_ = _find(facts, "us-gaap:AllowanceForDoubtfulAccountsReceivableCurrent", None,
+                          "2024-12-31")
+    assert (allowance.line_label, allowance.value, allowance.printed) == (label, 985.0, "985")
+    assert receivable.statement == allowance.statement == "balance"

@@ -110,12 +110,28 @@ def test_a_changed_filing_replaces_its_facts(built, tmp_path):
 
 
 def test_a_failing_fact_stage_keeps_the_filings_chunks(tmp_path, monkeypatch):
-    def broken(filing, chunks):
+    def broken(filing):
         raise KeyError("boom")
 
-    monkeypatch.setattr(build_module, "extract_facts", broken)
+    monkeypatch.setattr(build_module, "read_facts", broken)
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
     report = build(_filings(tmp_path)[:1], settings, FakeEmbedder(), COUNT)
     (filing,) = report.filings
     assert filing.status == "ok" and filing.chunks > 100 and filing.facts == 0
     assert "facts not extracted" in filing.facts_error and "\n" not in filing.facts_error
+
+
+def test_a_rerun_takes_the_facts_from_the_fact_cache(built, tmp_path, monkeypatch):
+    src, settings, _ = built
+    data = tmp_path / "data"
+    subprocess.run(["cp", "-r", str(settings.data_dir), str(data)], check=True)
+    moved = Settings(data_dir=data, qdrant_url=None)
+    before, _ = _stored(moved)
+
+    def never(filing):
+        raise AssertionError("facts read again")
+
+    monkeypatch.setattr(build_module, "read_facts", never)
+    report = build(_filings(src), moved, FakeEmbedder(), COUNT, rebuild=True)
+    assert report.published and not any(f.facts_error for f in report.filings)
+    assert _stored(moved)[0] == before

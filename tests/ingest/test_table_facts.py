@@ -172,3 +172,14 @@ def test_the_sample_tagstripped_text_filing_gives_its_statement_rows(tmp_path):
     capex = [f for f in facts if f.statement == "cash_flow" and f.period_fiscal_year == 2023
              and f.line_label == "Payments for acquisition of property, plant and equipment"]
     assert [f.value for f in capex] == [-10959.0]
+
+
+def test_a_statement_of_comprehensive_income_after_the_income_statement_is_other():
+    filing = _filing(["Consolidated Statements of Earnings (In Millions)", "Fiscal Year 2024 2023",
+                      "Net earnings $ 2,210.8 $ 1,786.2"])
+    filing.blocks += [Block(kind="text", page=4, text=t) for t in [
+        "Consolidated Statements of Comprehensive Income XYZ, INC. (In Millions)",
+        "Fiscal Year 2024 2023", "Foreign currency translation (169.1) (82.8)"]]
+    facts = table_facts(filing)
+    assert {(f.line_label, f.statement) for f in facts} == {
+        ("Net earnings", "income"), ("Foreign currency translation", "other")}
