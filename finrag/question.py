@@ -219,6 +219,8 @@ _SUFFIXES = re.compile(r"\b(?:inc|incorporated|corp|corporation|co|company|compa
 def company_names(name: str) -> list[str]:
     """The normalized ways a question may name a company: its short name ('Home Depot' of
     'HOME DEPOT, INC.'), its distinctive first word ('walmart'), initials around '&' ('p&g')."""
+    if re.search(r"\d{3}", name):  # a cover page read with its header: '... File Number
+        name = re.split(r"\d{3,}[\d-]*", name)[-1]  # 001-34028 AMERICAN WATER WORKS CO'
     short = " ".join(_SUFFIXES.sub(" ", normalize(name).replace("'s", "")).split())
     short = re.sub(r"\([^)]*\)", "", short).strip()
     names = [short] if short else []

@@ -135,3 +135,12 @@ def test_growth_is_a_rate_and_change_an_amount():
 def test_bare_eps_is_the_diluted_figure():
     assert [i.key for i in parse("Walmart EPS FY2025").items] == ["eps_diluted"]
     assert [i.key for i in parse("basic EPS 2024").items] == ["eps_basic"]
+
+
+def test_a_company_name_read_with_the_cover_page_header_still_names_the_company():
+    name = ("HANGE ACT OF 1934 For the transition period from to Commission file number: "
+            "001-34028 AMERICAN WATER WORKS COMPANY, INC.")
+    assert "american water works" in company_names(name)
+    q = parse("How much did American Water Works pay out in cash dividends for FY2020?",
+              {"AWK": name})
+    assert q.tickers == ("AWK",)
