@@ -424,7 +424,7 @@ def _days_or_turn(book: Book, avg_key: str, flow: Figure, year: int, days: bool)
 def _metric_year(q: Question, book: Book, year: int) -> Step:
     """The metric `q.metric` for one fiscal year."""
     m = q.metric
-    g = lambda key: book.get(key, year)  # noqa: E731
+    g = lambda key: book.get(key, year)
     if m in ("gross_margin", "operating_margin", "net_margin", "ebitda_margin", "item_margin"):
         num = _margin_numerator(q, book, year)
         return _ratio(num, g("revenue"), pct=True)

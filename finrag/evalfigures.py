@@ -139,7 +139,7 @@ def gold_number(answer: str) -> tuple[float, int] | None:
     if not m:
         return None
     text = m.group(0).replace("$", "").replace(",", "")
-    negative = text.startswith("-") or text.startswith("(")
+    negative = text.startswith(("-", "("))
     text = text.strip("-()")
     value = float(text)
     decimals = len(text.split(".")[1].rstrip("0")) if "." in text else 0
@@ -178,8 +178,8 @@ def score_financebench(searcher, records: list[dict], mode: str) -> dict:
 
 
 def table(report: dict, title: str) -> str:
-    lines = [title, f"{'set':24}{'n':>4}{'right':>7}{'wrong':>7}{'none':>6}{'right%':>8}"
-             f"{'precision':>10}{'page ok':>9}"]
+    lines = [title, (f"{'set':24}{'n':>4}{'right':>7}{'wrong':>7}{'none':>6}{'right%':>8}"
+                     f"{'precision':>10}{'page ok':>9}")]
     for name, c in [("all", report["overall"])] + list(report["by_type"].items()):
         prec = "-" if c["precision"] is None else f"{c['precision']:.2f}"
         page = f"{c['page_right_share']:.2f}" if "page_right_share" in c else "-"

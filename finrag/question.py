@@ -71,8 +71,8 @@ METRIC_PATTERNS: list[tuple[str, str]] = [
     ("operating_margin", r"operating (?:income |profit )?(?:% )?margin|ebit (?:% )?margin"),
     ("net_margin", r"net (?:income |profit )?(?:% )?margin|profit margin"),
     ("ebitda", r"ebitda"),
-    ("item_margin", r"% margin|as a % of (?:total )?(?:net )?(?:revenues?|sales)"
-                    r"|as a percent(?:age)? of (?:total )?(?:net )?(?:revenues?|sales)"),
+    ("item_margin", (r"% margin|as a % of (?:total )?(?:net )?(?:revenues?|sales)"
+                     r"|as a percent(?:age)? of (?:total )?(?:net )?(?:revenues?|sales)")),
 ]
 _METRICS = [(k, re.compile(rf"(?<![\w&])(?:{p})(?![\w&])")) for k, p in METRIC_PATTERNS]
 
@@ -81,7 +81,7 @@ _CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|grow(?:th|n)?|grew|increased?|decre
 _GROWTH = re.compile(r"\b(?:growth|grow|grew|growing)\b")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _DEFINITION = re.compile(r"(?:\bis defined as|\bdefined as|\bdefine [\w ,&'%()]{1,60}? as)"
-                         r"\s*:?\s*(?P<rest>.*)", re.S)
+                         r"\s*:?\s*(?P<rest>.*)", re.DOTALL)
 
 _UNIT = [
     (re.compile(r"\b(?:usd|us\$|\$|dollars?)?\s*\(?(?:in )?(?:usd |us\$ ?|\$ ?)?"
@@ -127,7 +127,7 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     items_found = find_items(head)
     items = tuple(dict.fromkeys(i for _, _, i in items_found))
     metric = next((k for k, rx in _METRICS if rx.search(head)), None)
-    years, date, spans = _years(low)
+    years, date, _ = _years(low)
     tickers, name_words = _company(raw, norm, companies or {}, filters)
     if not years and filters is not None and len(filters.fiscal_years) == 1:
         years = (filters.fiscal_years[0],)
@@ -253,7 +253,7 @@ def _company(raw: str, norm: str, companies: dict[str, str], filters) -> tuple[t
             if m:
                 hits.append((m.start(), n.split()))
         if hits:
-            pos, words = min(hits, key=lambda h: h[0])
+            pos, _ = min(hits, key=lambda h: h[0])
             found.append((pos, ticker, [w for _, ws in hits for w in ws]))
     found.sort()
     if found:

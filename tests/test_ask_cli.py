@@ -40,6 +40,7 @@ def test_a_change_as_json(sample_index, capsys):
     code, out, _ = _ask(["How did Apple's services revenue change in fiscal 2024?", "--json",
                          "--data-dir", str(sample_index)], capsys)
     a = json.loads(out)["answer"]
+    assert code == 0
     assert a["kind"] == "change" and a["values"] == {"2023": 85200, "2024": 96169}
     assert a["value"] == 96169 - 85200 and a["change_pct"] == pytest.approx(12.87, abs=0.01)
     assert len(a["citations"]) == 2

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from finrag.evalfigures import (close_enough, financebench_right, gold_number, load_figures,
-                                summarize)
+from finrag.evalfigures import (
+    close_enough,
+    financebench_right,
+    gold_number,
+    load_figures,
+    summarize,
+)
 from tests.conftest import shared_path
 
 
