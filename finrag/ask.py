@@ -9,6 +9,7 @@ passages shown with every answer), parses the question against the indexed compa
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -53,19 +54,22 @@ def companies_of(index) -> tuple[dict[str, str], dict[str, list[int]]]:
 
 _FACTS: OrderedDict = OrderedDict()
 _FACTS_KEPT = 16
+_FACTS_LOCK = threading.Lock()
 
 
 def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...]) -> list:
     """The company's facts for these period years, from filings of `filed` (empty = any); the
     last few lookups are kept, as an analyst asks several questions about one company."""
     key = (index.name, ticker, filed, periods)
-    if key in _FACTS:
-        _FACTS.move_to_end(key)
-        return _FACTS[key]
+    with _FACTS_LOCK:  # the app serves several sessions from threads
+        if key in _FACTS:
+            _FACTS.move_to_end(key)
+            return _FACTS[key]
     facts = index.facts(tickers=[ticker], fiscal_years=filed, period_fiscal_years=periods)
-    _FACTS[key] = facts
-    while len(_FACTS) > _FACTS_KEPT:
-        _FACTS.popitem(last=False)
+    with _FACTS_LOCK:
+        _FACTS[key] = facts
+        while len(_FACTS) > _FACTS_KEPT:
+            _FACTS.popitem(last=False)
     return facts
 
 
@@ -109,7 +113,10 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     if q.asks_for_something and len(q.tickers) == 1:
         facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
     name = companies.get(q.tickers[0], "") if len(q.tickers) == 1 else ""
-    outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
+    try:
+        outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
+    except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
+        outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
     if inferred and outcome.answer is not None:
         outcome.answer.text += f" (company {inferred} read from the passages: the question names none)"
     if defaulted and outcome.answer is not None:
