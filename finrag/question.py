@@ -78,6 +78,7 @@ _METRICS = [(k, re.compile(rf"(?<![\w&])(?:{p})(?![\w&])")) for k, p in METRIC_P
 
 _CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|grow(?:th|n)?|grew|increased?|decreased?|declined?|"
                      r"rose|fell|year over year|yoy|y o y)\b")
+_VERSUS = re.compile(r"\b(?:vs|versus|against|compared (?:to|with))\b")
 _GROWTH = re.compile(r"\b(?:growth|grow|grew|growing)\b")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _DEFINITION = re.compile(r"(?:\bis defined as|\bdefined as|\bdefine [\w ,&'%()]{1,60}? as)"
@@ -132,7 +133,8 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     if not years and filters is not None and len(filters.fiscal_years) == 1:
         years = (filters.fiscal_years[0],)
     unit, decimals = _unit(low)
-    change = bool(_CHANGE.search(head)) and metric not in ("cagr",)
+    change = (bool(_CHANGE.search(head)) or (len(years) == 2 and bool(_VERSUS.search(head)))
+              ) and metric not in ("cagr",)
     if change and unit is None and metric is None and _GROWTH.search(head):
         unit = "percent"  # "revenue growth": a rate, where "change" is an amount
     average = bool(_AVERAGE.search(head)) and len(years) > 1 and metric not in (

@@ -144,3 +144,9 @@ def test_a_company_name_read_with_the_cover_page_header_still_names_the_company(
     q = parse("How much did American Water Works pay out in cash dividends for FY2020?",
               {"AWK": name})
     assert q.tickers == ("AWK",)
+
+
+def test_two_years_set_against_each_other_ask_for_a_change():
+    q = parse("Coca-Cola operating income 2024 vs 2023")
+    assert q.change and q.years == (2023, 2024)
+    assert not parse("Coca-Cola operating income 2024").change
