@@ -112,6 +112,8 @@ def test_question_in_a_real_browser(sample_index, tmp_path):
                 for key in ("col-dense", "col-bm25", "col-fused"):
                     assert page.locator(f".st-key-{key}").get_by_text("TSLA FY2024").count() > 0, key
                 sync_api.expect(page.locator(".st-key-answer")).to_be_visible()
+                answer = page.locator(".st-key-answer-figure")  # the figure, above the columns
+                sync_api.expect(answer.get_by_text("$4,540 million").first).to_be_visible()
 
                 ARTIFACTS.mkdir(exist_ok=True)
                 page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=False)
