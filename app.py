@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from finrag.ask import ask
 from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
 from finrag.config import K_EACH, RRF_K, Settings
 from finrag.embed import Embedder
@@ -124,9 +125,9 @@ if not query.strip():
 filters = Filters(tickers=tickers, fiscal_years=years,
                   chunk_types=[] if chunk_type == "all" else [chunk_type])
 try:
-    result = searcher.search(query, filters, top_k, k_each=max(int(k_each), top_k),
-                             rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)),
-                             fuse_by=fuse_by)
+    asked = ask(searcher, query, filters, top_k, k_each=max(int(k_each), top_k),
+                rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)), fuse_by=fuse_by)
+    result = asked.search
 except QueryError as exc:
     st.warning(str(exc))
     st.stop()
@@ -146,6 +147,20 @@ if result.expansions:
                + escape_md(" · ".join(result.expansions)), help="finrag.vocabulary")
 
 # --- answer panel --------------------------------------------------------------------------
+if asked.answer is not None:
+    with st.container(border=True, key="answer-figure"):
+        st.subheader("Answer")
+        headline, _, rest = asked.answer.text.partition(" — ")
+        st.markdown(f"**{escape_md(headline)}** — {escape_md(rest)}")
+        if asked.answer.formula and asked.answer.formula not in asked.answer.text:
+            st.caption("Formula: " + escape_md(asked.answer.formula))
+        for c in asked.citations:
+            page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
+            line = escape_md(f"{c['ticker']} FY{c['fiscal_year']} · '{c['line_label']}' · "
+                             f"{c['statement']} · {page}")
+            st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
+elif asked.question.asks_for_something:
+    st.info("No figure answer: " + escape_md(asked.outcome.reason or ""), icon="ℹ️")
 evidence = best_evidence(result.query, result.fused)
 if evidence:
     with st.container(border=True, key="answer"):

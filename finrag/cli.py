@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m finrag", description="Search indexed 10-Ks.")
-    sub = p.add_subparsers(required=True, metavar="{search,canary,eval,bench,stress}")
+    sub = p.add_subparsers(required=True, metavar="{search,ask,canary,eval,bench,stress}")
 
     s = sub.add_parser("search", help="dense, BM25 and fused results side by side")
     s.add_argument("query")
@@ -50,6 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--data-dir", type=Path)
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=_search)
+
+    a = sub.add_parser("ask", help="answer a question with the figure from the filing")
+    a.add_argument("question")
+    a.add_argument("--ticker", action="append", default=[], help="repeatable")
+    a.add_argument("--year", action="append", default=[], help="fiscal year, repeatable")
+    a.add_argument("--k", type=int, default=10, help="passages shown")
+    a.add_argument("--data-dir", type=Path)
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(run=_ask)
 
     c = sub.add_parser("canary", help="run the canary queries; exit 1 if one fails")
     c.add_argument("--file", type=Path, help="canary TOML (default: the bundled canaries)")
@@ -75,8 +84,15 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true")
     st.set_defaults(run=_stress)
 
-    e = sub.add_parser("eval", help="retrieval quality on a benchmark").add_subparsers(
-        required=True, metavar="{financebench}")
+    e = sub.add_parser("eval", help="retrieval and answer quality on a benchmark").add_subparsers(
+        required=True, metavar="{financebench,figures}")
+    g = e.add_parser("figures", help="answers right / wrong / unanswered on figure questions")
+    g.add_argument("--questions", type=Path, required=True, help="figures .jsonl")
+    g.add_argument("--filter", default="none", choices=["filing", "ticker", "none"],
+                   help="filters set with each question (default none: it names its company)")
+    g.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/figures)")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(run=_eval_figures)
     f = e.add_parser("financebench", help="page-hit@k, MRR, nDCG per method on FinanceBench")
     f.add_argument("--questions", type=Path, required=True, help="questions .jsonl")
     f.add_argument("--pdfs", type=Path, required=True, help="folder of the 10-K PDFs")
@@ -91,6 +107,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="fuse the two lists page by page (default) or chunk by chunk")
     f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
     f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
+    f.add_argument("--answers", action="store_true",
+                   help="score the answers to the metrics-generated questions instead of pages")
     f.add_argument("--json", action="store_true")
     f.set_defaults(run=_eval_financebench)
     return p
@@ -125,6 +143,37 @@ def _search(args) -> int:
     else:
         _print_columns(result)
     return EXIT_OK
+
+
+def _ask(args) -> int:
+    from finrag.ask import ask, ask_json
+
+    filters = parse_filters(args.ticker, args.year, [])
+    searcher = searcher_for(args.data_dir)
+    _warn_unknown(searcher, filters)
+    asked = ask(searcher, args.question, filters, args.k)
+    if args.json:
+        print(json.dumps(ask_json(asked, search_json(asked.search)["fused"]), indent=2))
+    else:
+        _print_answer(asked)
+    return EXIT_OK
+
+
+def _print_answer(asked) -> None:
+    a = asked.answer
+    if a is None:
+        print(f"No answer. {asked.outcome.reason}")
+    else:
+        print(a.text)
+        if a.formula and a.formula not in a.text:
+            print(f"formula: {a.formula}")
+        for c in asked.citations:
+            page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
+            print(f"  - {c['ticker']} FY{c['fiscal_year']} '{c['line_label']}', {c['statement']}, "
+                  f"{page}" + (f" {c['url']}" if c["url"] else ""))
+    print("passages:")
+    for h in asked.search.fused:
+        print("  " + _cell(h, 140)[0] + " " + " ".join(h.chunk.text.split())[:100])
 
 
 def _weights(text: str) -> tuple[float, float]:
@@ -262,6 +311,8 @@ def _eval_financebench(args) -> int:
         if f.status == "failed":
             print(f"not indexed: {f.error}", file=sys.stderr)
     searcher = HybridSearcher(settings, embedder)
+    if args.answers:
+        return _financebench_answers(args, searcher, questions, report)
     try:
         result = financebench.evaluate(searcher, questions, args.filter, args.k,
                                        k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
@@ -274,6 +325,61 @@ def _eval_financebench(args) -> int:
     if args.plot:
         financebench.plot(result, args.plot)
     print(json.dumps(result, indent=2) if args.json else _eval_table(result))
+    return EXIT_OK
+
+
+def _financebench_answers(args, searcher, questions, report) -> int:
+    from finrag.evalfigures import score_financebench, table
+
+    answers = {}
+    with open(args.questions, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                d = json.loads(line)
+                answers[d.get("financebench_id")] = str(d.get("answer", ""))
+    records = [{"question": q, "answer": answers.get(q.financebench_id, "")}
+               for q in questions if q.question_type == "metrics-generated"]
+    if not records:
+        raise ValueError(f"{args.questions}: no metrics-generated question to answer")
+    try:
+        result = score_financebench(searcher, records, args.filter)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    print(json.dumps(result, indent=2) if args.json else table(
+        result, f"FinanceBench metrics-generated answers, filter {args.filter}"))
+    return EXIT_OK
+
+
+def _eval_figures(args) -> int:
+    """Index the filings the questions name (cached in the data dir), then ask each question."""
+    from finrag.embed import Embedder
+    from finrag.evalfigures import load_figures, score_figures, table
+    from finrag.search import HybridSearcher
+    from finrag.ingest.build import build
+    from finrag.ingest.progress import Progress
+
+    questions = load_figures(args.questions)
+    missing = sorted({str(q.filing) for q in questions if not q.filing.is_file()})
+    if missing:
+        raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
+    settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "figures")
+    embedder = Embedder()
+    folders = sorted({q.filing.parent for q in questions})
+    with Progress(enabled=sys.stderr.isatty()) as progress:
+        report = build(folders, settings, embedder, embedder.count_tokens, progress=progress,
+                       rebuild=bool(_cache_problem(settings)))
+    for f in report.filings:
+        if f.status == "failed":
+            print(f"not indexed: {f.error}", file=sys.stderr)
+    searcher = HybridSearcher(settings, embedder)
+    try:
+        result = score_figures(searcher, questions, args.filter)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    print(json.dumps(result, indent=2) if args.json else table(
+        result, f"Figure questions ({args.questions.name}), filter {args.filter}"))
     return EXIT_OK
 
 

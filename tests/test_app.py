@@ -191,3 +191,31 @@ def test_citations_show_the_printed_page_and_what_the_edgar_link_opens(app, data
     acme = next(c for c in captions if c.startswith("ACME · ACME · FY2024"))
     assert "page 2 of the file, no printed number" in acme
     assert "no EDGAR link: no CIK" in acme
+
+
+def test_the_answer_panel_states_the_figure_above_the_columns(app, sample_index):
+    at = ask(app(sample_index), "Tesla R&D expense 2024")
+    panel = at.get_by_key("answer-figure")
+    shown = " ".join(unescape(m.value) for m in panel if getattr(m, "type", None) == "markdown")
+    assert "**$4,540 million**" in shown and "Research and development" in shown
+    captions = " ".join(unescape(c.value) for c in panel if getattr(c, "type", None) == "caption")
+    assert "TSLA FY2024" in captions and "income" in captions
+    subheaders = [h.value for h in at.subheader]
+    assert subheaders.index("Answer") < subheaders.index("Dense")  # above the three columns
+    assert all(hit_headers(at)[k] for k in COLUMNS)
+
+
+@pytest.mark.parametrize("question", ["<script>alert(1)</script>", "supply chain risk"])
+def test_no_answer_panel_for_a_question_that_asks_for_no_figure(app, sample_index, question):
+    at = ask(app(sample_index), question)
+    with pytest.raises(KeyError):
+        at.get_by_key("answer-figure")
+    assert not any("No figure answer" in i.value for i in at.info)
+
+
+def test_a_figure_that_is_not_found_says_what_was_missing(app, sample_index):
+    at = ask(app(sample_index), "Tesla inventory turnover 2023")
+    with pytest.raises(KeyError):
+        at.get_by_key("answer-figure")
+    assert any("No figure answer" in i.value and "inventories for fiscal 2022" in unescape(i.value)
+               for i in at.info), [i.value for i in at.info]

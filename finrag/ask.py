@@ -1,0 +1,165 @@
+"""Ask: search the filings, read the question, and answer it from the index's statement facts.
+
+`ask(searcher, question, filters)` runs the normal hybrid search (its fused hits are the
+passages shown with every answer), parses the question against the indexed companies
+(finrag.question), loads the facts of the company and fiscal years it needs (finrag.index
+`Index.facts`) and answers from them (finrag.answer). `ask_json` is the stable `--json` shape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from finrag.answer import Answer, Outcome, answer
+from finrag.models import Filters, SearchResult
+from finrag.present import edgar_url
+from finrag.question import Question, parse
+
+# metrics that need the year before the one asked (averages of balances, changes)
+_NEEDS_PRIOR = {"inventory_turnover", "dio", "dpo", "dso", "receivables_turnover",
+                "payables_turnover", "asset_turnover", "fixed_asset_turnover", "roa", "roe"}
+
+
+@dataclass
+class Asked:
+    question: Question
+    outcome: Outcome
+    search: SearchResult
+    citations: list[dict] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def answer(self) -> Answer | None:
+        return self.outcome.answer
+
+
+_COMPANIES: dict[str, tuple[dict[str, str], dict[str, list[int]]]] = {}
+
+
+def companies_of(index) -> tuple[dict[str, str], dict[str, list[int]]]:
+    """ticker -> company name, and ticker -> fiscal years of its filings, for one generation."""
+    if index.name not in _COMPANIES:
+        facets = index.facets()
+        years: dict[str, list[int]] = {}
+        for cell in facets["filings"]:
+            years.setdefault(cell["ticker"], []).append(cell["fiscal_year"])
+        _COMPANIES.clear()
+        _COMPANIES[index.name] = (facets["companies"], {t: sorted(y) for t, y in years.items()})
+    return _COMPANIES[index.name]
+
+
+_FACTS: OrderedDict = OrderedDict()
+_FACTS_KEPT = 16
+
+
+def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...]) -> list:
+    """The company's facts for these period years, from filings of `filed` (empty = any); the
+    last few lookups are kept, as an analyst asks several questions about one company."""
+    key = (index.name, ticker, filed, periods)
+    if key in _FACTS:
+        _FACTS.move_to_end(key)
+        return _FACTS[key]
+    facts = index.facts(tickers=[ticker], fiscal_years=filed, period_fiscal_years=periods)
+    _FACTS[key] = facts
+    while len(_FACTS) > _FACTS_KEPT:
+        _FACTS.popitem(last=False)
+    return facts
+
+
+def years_needed(q: Question) -> list[int]:
+    """The fiscal years whose figures the answer may read."""
+    years = set(q.years)
+    if q.date:
+        years.add(int(q.date[:4]))
+        years.add(int(q.date[:4]) - 1)  # a year ending in January may be the prior fiscal year
+    if q.change and len(q.years) == 1:
+        years.add(q.years[0] - 1)
+    if q.metric in _NEEDS_PRIOR or (q.metric == "dpo"):
+        years |= {y - 1 for y in list(years)}
+    return sorted(years)
+
+
+def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10,
+        **search_kw) -> Asked:
+    """Search, then answer from the facts; the answer never depends on the passages."""
+    filters = filters or Filters()
+    result = searcher.search(question, filters, top_k, **search_kw)
+    t0 = time.perf_counter()
+    index = searcher.index
+    companies, filed = companies_of(index)
+    q = parse(result.query, companies, filters)
+    inferred = _company_from_passages(q, result)
+    if inferred:
+        from dataclasses import replace
+
+        q = replace(q, tickers=(inferred,))
+    if q.asks_for_something and len(q.tickers) == 1 and not q.years and not q.date:
+        years = [y for y in filed.get(q.tickers[0], []) if not filters.fiscal_years
+                 or y in filters.fiscal_years]
+        if years:
+            from dataclasses import replace
+
+            q = replace(q, years=(years[-1],))
+    facts = []
+    if q.asks_for_something and len(q.tickers) == 1:
+        facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
+    name = companies.get(q.tickers[0], "") if len(q.tickers) == 1 else ""
+    outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
+    if inferred and outcome.answer is not None:
+        outcome.answer.text += f" (company {inferred} read from the passages: the question names none)"
+    asked = Asked(q, outcome, result)
+    if outcome.answer is not None:
+        asked.citations = citations(index, outcome.answer)
+    asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
+    return asked
+
+
+def _company_from_passages(q: Question, result: SearchResult) -> str | None:
+    """The company of a question that names none but names a line only it prints ('iPhone net
+    sales'): every one of the top five passages that holds all such words is that company's,
+    and at least two do."""
+    from finrag.lineitems import normalize
+
+    if q.tickers or not q.asks_for_something or not q.rest:
+        return None
+    holding = {h.chunk_id: h.chunk.ticker for h in result.fused[:5]
+               if set(q.rest) <= set(normalize(h.chunk.text).split())}
+    tickers = set(holding.values())
+    return tickers.pop() if len(holding) >= 2 and len(tickers) == 1 else None
+
+
+def _short(name: str) -> str:
+    from finrag.question import company_names
+
+    names = company_names(name)
+    return name if not names else " ".join(w.capitalize() if w.islower() else w
+                                            for w in names[0].split())
+
+
+def citations(index, a: Answer) -> list[dict]:
+    """One citation per figure: where it is printed and the filing on EDGAR."""
+    ids = sorted({f.fact.chunk_id for f in a.figures if f.fact.chunk_id})
+    chunks = index.chunks(ids) if ids else {}
+    out = []
+    for fig in a.figures:
+        f = fig.fact
+        chunk = chunks.get(f.chunk_id or "")
+        url = getattr(chunk, "url", None) or (edgar_url(chunk) if chunk is not None else None)
+        out.append({"ticker": f.ticker, "fiscal_year": fig.fiscal_year, "line_label": f.line_label,
+                    "statement": f.statement, "page": f.page,
+                    "page_label": f.page_label or getattr(chunk, "page_label", None), "url": url})
+    return out
+
+
+def ask_json(asked: Asked, passages: list[dict]) -> dict:
+    """The documented `ask --json` shape."""
+    a = asked.answer
+    body = None
+    if a is not None:
+        body = {"kind": a.kind, "value": a.value, "unit": a.unit, "text": a.text,
+                "fiscal_year": a.fiscal_year, "formula": a.formula, "values": a.values,
+                "change_pct": a.change_pct, "citations": asked.citations}
+    return {"question": asked.search.query, "answer": body, "reason": asked.outcome.reason,
+            "passages": passages}

@@ -1,0 +1,282 @@
+"""Understanding a question: which figure it asks for, of which company, for which fiscal years.
+
+`parse(text, companies, filters)` is pure: it reads the line items (`finrag.lineitems`), the
+metric built from them (margins, ratios, growth...), the fiscal years ("FY2018", "fiscal 2024",
+"FY24", "2019 - 2021", "year end FY2018"), a date ("December 31, 2024"), the unit and rounding
+asked ("in USD millions", "percent, one decimal"), the company (its name, short name or ticker,
+matched against the indexed companies; else the ticker filter) and, where the question defines
+its metric ("DPO is defined as ..."), the items of that definition.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from finrag.lineitems import LineItem, find_items, normalize
+
+MONTHS = ("january february march april may june july august september october november "
+          "december").split()
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    items: tuple[LineItem, ...] = ()  # line items named, in question order
+    metric: str | None = None  # a computed metric (METRICS key), None for a stated figure
+    years: tuple[int, ...] = ()  # fiscal years named, ascending
+    date: str | None = None  # an ISO date named ("as of January 31, 2025")
+    unit: str | None = None  # the unit asked: "USD millions", "percent", ...
+    decimals: int | None = None  # the rounding asked
+    tickers: tuple[str, ...] = ()  # the company: named in the question, else the filter's
+    change: bool = False  # asks how a figure changed between fiscal years
+    average: bool = False  # asks for an average over the years named
+    definition_items: tuple[str, ...] = ()  # items of the question's own definition
+    definition_text: str = ""
+    rest: tuple[str, ...] = field(default=())  # unexplained words just before the line item
+
+    @property
+    def asks_for_something(self) -> bool:
+        return bool(self.items or self.metric)
+
+    @property
+    def year(self) -> int | None:
+        """The fiscal year asked about: the latest named."""
+        return self.years[-1] if self.years else None
+
+
+# A metric: (key, question pattern over the normalized text). First match wins, so the more
+# specific wording comes first ("fixed asset turnover" before "asset turnover").
+METRIC_PATTERNS: list[tuple[str, str]] = [
+    ("cagr", r"cagr|compound(?:ed)? annual growth(?: rate)?"),
+    ("dpo", r"days payables? outstanding|dpo"),
+    ("dso", r"days sales outstanding|dso"),
+    ("dio", r"days (?:of |in )?inventory(?: outstanding)?|dio"),
+    ("inventory_turnover", r"inventory turnover"),
+    ("receivables_turnover", r"(?:accounts )?receivables? turnover"),
+    ("payables_turnover", r"(?:accounts )?payables? turnover"),
+    ("fixed_asset_turnover", r"fixed assets? turnover"),
+    ("asset_turnover", r"(?:total )?assets? turnover"),
+    ("quick_ratio", r"quick ratio|acid test(?: ratio)?"),
+    ("current_ratio", r"current ratio|working capital ratio|liquidity ratio"),
+    ("working_capital", r"(?:net )?working capital"),
+    ("fcf", r"free cash ?flows?|fcf"),
+    ("interest_coverage", r"interest coverage(?: ratio)?|times interest earned"),
+    ("effective_tax_rate", r"effective (?:income )?tax rate"),
+    ("roa", r"return on (?:total )?assets|roa"),
+    ("roe", r"return on (?:shareholders'? |stockholders'? )?equity|roe"),
+    ("payout_ratio", r"(?:dividend )?payout ratio"),
+    ("gross_margin", r"gross (?:profit )?(?:% )?margin"),
+    ("ebitda_margin", r"ebitda (?:% )?margin"),
+    ("operating_margin", r"operating (?:income |profit )?(?:% )?margin|ebit (?:% )?margin"),
+    ("net_margin", r"net (?:income |profit )?(?:% )?margin|profit margin"),
+    ("ebitda", r"ebitda"),
+    ("item_margin", r"% margin|as a % of (?:total )?(?:net )?(?:revenues?|sales)"
+                    r"|as a percent(?:age)? of (?:total )?(?:net )?(?:revenues?|sales)"),
+]
+_METRICS = [(k, re.compile(rf"(?<![\w&])(?:{p})(?![\w&])")) for k, p in METRIC_PATTERNS]
+
+_CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|grow(?:th|n)?|grew|increased?|decreased?|declined?|"
+                     r"rose|fell|year over year|yoy|y o y)\b")
+_GROWTH = re.compile(r"\b(?:growth|grow|grew|growing)\b")
+_AVERAGE = re.compile(r"\b(?:average|mean)\b")
+_DEFINITION = re.compile(r"(?:\bis defined as|\bdefined as|\bdefine [\w ,&'%()]{1,60}? as)"
+                         r"\s*:?\s*(?P<rest>.*)", re.S)
+
+_UNIT = [
+    (re.compile(r"\b(?:usd|us\$|\$|dollars?)?\s*\(?(?:in )?(?:usd |us\$ ?|\$ ?)?"
+                r"(thousands|millions|billions)\b"), None),
+    (re.compile(r"\bper share\b"), "USD per share"),
+    (re.compile(r"\b(?:in )?(?:units? of )?percents?\b|\bpercentage\b|%"), "percent"),
+]
+_SCALE = {"thousands": "USD thousands", "millions": "USD millions", "billions": "USD billions"}
+_DECIMALS = re.compile(r"\b(zero|one|two|three|four|[0-4])\s+decimal")
+_WORD_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
+
+# words that frame a question without naming what it asks for
+STOPWORDS = frozenset("""
+a an the of for in on at as to by from and or with what which who whose how much many is was were
+be been are did does do has have had its it this that these those their our your my we you i
+company company's companies year years yearly annual annually end ending ended fiscal fy total
+amount value figure number reported report reports show shows shown state stated tell me give
+please answer round rounded decimal places place usd us$ dollars millions billions thousands
+million billion thousand unit units percent percents percentage ratio statement statements
+income balance sheet sheets cash flow flows operations p&l financial position condition
+consolidated between during over period periods per share shares net change changed growth
+compare compared versus vs than about approximately roughly latest most recent current prior
+previous last two three four five average mean calculate compute computed using based basing use
+only primarily within information details detail outlined clearly plainly provided according
+referencing considering taking account data drawing conclusions relying judgment judgments off
+question response respond following want need help us here define defined definition as if
+you are an equity research analyst lost internet connection so not access metric metrics
+providers provider reasonable approximation exact possible utilizing utilize line items item
+extract out pay paid generate generated much many did do expense expenses spending spend spent
+into one provide when best abilities ability formerly known unadjusted reported gaap all any there
+they it's amounts level levels figures numbers value values up down end-of-year year-end close
+closing made make makes earn earned earns brought bring record recorded full
+""".split())
+
+
+def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Question:
+    """Read `text`; `companies` is ticker -> company name of the index; `filters` (finrag
+    Filters or None) supply the company and year when the question names none."""
+    raw = " ".join((text or "").split())
+    low = raw.lower().replace("\u2019", "'").replace("\u2013", "-").replace("\u2014", "-")
+    norm = normalize(raw)
+    head, definition = _split_definition(norm)
+    items_found = find_items(head)
+    items = tuple(dict.fromkeys(i for _, _, i in items_found))
+    metric = next((k for k, rx in _METRICS if rx.search(head)), None)
+    years, date, spans = _years(low)
+    tickers, name_words = _company(raw, norm, companies or {}, filters)
+    if not years and filters is not None and len(filters.fiscal_years) == 1:
+        years = (filters.fiscal_years[0],)
+    unit, decimals = _unit(low)
+    change = bool(_CHANGE.search(head)) and metric not in ("cagr",)
+    if change and unit is None and metric is None and _GROWTH.search(head):
+        unit = "percent"  # "revenue growth": a rate, where "change" is an amount
+    average = bool(_AVERAGE.search(head)) and len(years) > 1 and metric not in (
+        "dpo", "dso", "dio", "inventory_turnover", "receivables_turnover", "payables_turnover",
+        "asset_turnover", "fixed_asset_turnover", "roa", "roe")
+    def_items = tuple(dict.fromkeys(i.key for _, _, i in find_items(definition)))
+    rest = _rest(head, items_found, name_words)
+    return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,
+                    decimals=decimals, tickers=tickers, change=change, average=average,
+                    definition_items=def_items, definition_text=definition, rest=rest)
+
+
+def _split_definition(norm: str) -> tuple[str, str]:
+    """The question, and the text of its own definition of the metric (after 'defined as')."""
+    m = _DEFINITION.search(norm)
+    if not m:
+        return norm, ""
+    return norm[: m.start()], m.group("rest")
+
+
+def _two_digit(y: str) -> int:
+    n = int(y)
+    return n if len(y) == 4 else (2000 + n if n < 70 else 1900 + n)
+
+
+_FY = r"(?:fy|fiscal(?: year)?)\s*'?"
+_FY_YEAR = re.compile(rf"\b{_FY}(\d{{4}}|\d{{2}})\b")
+_BARE_YEAR = re.compile(r"(?<![\d$.,])\b(19[89]\d|20\d\d)\b(?![\d,.]\d)")
+_DATE = re.compile(rf"\b({'|'.join(MONTHS)})\s+(\d{{1,2}}),?\s+(\d{{4}})\b")
+
+
+def _years(low: str) -> tuple[tuple[int, ...], str | None, list[tuple[int, int]]]:
+    """Fiscal years named (ascending, each once), a date named, and where they are."""
+    years: set[int] = set()
+    spans: list[tuple[int, int]] = []
+    date = None
+    m = _DATE.search(low)
+    if m:
+        date = f"{int(m.group(3)):04d}-{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}"
+    for m in re.finditer(rf"(?:{_FY})?(\d{{4}}|\d{{2}})\s*(?:-|to|through)\s*(?:{_FY})?(\d{{4}}|\d{{2}})\b",
+                         low):
+        if not re.match(_FY, m.group(0)) and (len(m.group(1)) == 2 or len(m.group(2)) == 2):
+            continue  # "10-K", "3-for-1": two-digit years only after FY / fiscal
+        a, b = _two_digit(m.group(1)), _two_digit(m.group(2))
+        if 1990 <= a < b <= 2100 and b - a <= 10:
+            years.update(range(a, b + 1))
+            spans.append(m.span())
+    for rx in (_FY_YEAR, _BARE_YEAR):
+        for m in rx.finditer(low):
+            y = _two_digit(m.group(1))
+            if 1990 <= y <= 2100:
+                years.add(y)
+                spans.append(m.span())
+    return tuple(sorted(years)), date, spans
+
+
+def _unit(low: str) -> tuple[str | None, int | None]:
+    unit = None
+    for rx, name in _UNIT:
+        m = rx.search(low)
+        if m:
+            unit = name or _SCALE[m.group(1)]
+            break
+    d = _DECIMALS.search(low)
+    decimals = None
+    if d:
+        decimals = _WORD_NUM.get(d.group(1), None)
+        decimals = int(d.group(1)) if decimals is None else decimals
+    elif re.search(r"\bnearest (?:whole|integer)|\bwhole (?:number|percent)", low):
+        decimals = 0
+    return unit, decimals
+
+
+# words that begin company names but say nothing about which company on their own
+_GENERIC_NAME_WORDS = frozenset("""
+general american international united national first new southern northern eastern western
+union global federal capital financial consolidated standard universal royal central pacific
+atlantic public service services energy health the cost
+""".split())
+_SUFFIXES = re.compile(r"\b(?:inc|incorporated|corp|corporation|co|company|companies|ltd|limited|"
+                       r"plc|llc|lp|sa|nv|ag|se|holdings?|group|com|the|de|del|new|cl a|class a)\b")
+
+
+def company_names(name: str) -> list[str]:
+    """The normalized ways a question may name a company: its short name ('Home Depot' of
+    'HOME DEPOT, INC.'), its distinctive first word ('walmart'), initials around '&' ('p&g')."""
+    short = " ".join(_SUFFIXES.sub(" ", normalize(name).replace("'s", "")).split())
+    short = re.sub(r"\([^)]*\)", "", short).strip()
+    names = [short] if short else []
+    words = short.split()
+    if len(words) > 1 and len(words[0]) >= 4 and words[0] not in _GENERIC_NAME_WORDS:
+        names.append(words[0])
+    if "&" in words:
+        parts = [w for w in words if w != "&"]
+        names.append("&".join(w[0] for w in parts[:2]))
+    if len(words) >= 2 and all(w.isalpha() for w in words):
+        joined = "".join(words)
+        names.append(joined)  # "coca cola" -> "cocacola"
+    return [n for n in dict.fromkeys(names) if n]
+
+
+def _company(raw: str, norm: str, companies: dict[str, str], filters) -> tuple[tuple[str, ...], set[str]]:
+    """Tickers the question names (by ticker or name), in the order named; else the filter's."""
+    allowed = set(filters.tickers) if filters is not None and filters.tickers else None
+    found: list[tuple[int, str, list[str]]] = []
+    for ticker, name in companies.items():
+        if allowed is not None and ticker not in allowed:
+            continue
+        hits = []
+        if len(ticker) >= 2:
+            m = re.search(rf"(?<![\w&$]){re.escape(ticker)}(?![\w&])", raw)
+            if m:
+                hits.append((m.start(), [ticker.lower()]))
+        for n in company_names(name or ""):
+            m = re.search(rf"(?<![\w&]){re.escape(n)}(?![\w&])", norm)
+            if m:
+                hits.append((m.start(), n.split()))
+        if hits:
+            pos, words = min(hits, key=lambda h: h[0])
+            found.append((pos, ticker, [w for _, ws in hits for w in ws]))
+    found.sort()
+    if found:
+        return tuple(t for _, t, _ in found), {w for *_, ws in found for w in ws}
+    if allowed:
+        named = {w for t in allowed for n in company_names(companies.get(t, "")) for w in n.split()}
+        return tuple(sorted(allowed)), named
+    return (), set()
+
+
+def _rest(head: str, items_found, name_words: set[str]) -> tuple[str, ...]:
+    """The words just before the first line item that none of the readings explains ('iphone'
+    in 'iPhone net sales FY2024', 'automotive' in 'total automotive revenues'): they name a
+    narrower line than the item, which the answer must then find. Words elsewhere (a company
+    named as 'for MGM Resorts', instructions) do not qualify the item."""
+    if not items_found:
+        return ()
+    start = items_found[0][0]
+    out: list[str] = []
+    for word in reversed(head[:start].split()):
+        w = word[:-2] if word.endswith("'s") else word.rstrip("'")
+        if w in ("total", "net"):
+            continue
+        if (w in STOPWORDS or w in name_words or w in MONTHS or len(w) < 2
+                or not re.fullmatch(r"[a-z][a-z&']*", w)):
+            break
+        out.append(w)
+    return tuple(reversed(out))

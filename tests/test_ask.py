@@ -1,0 +1,35 @@
+"""Pure parts of `finrag.ask`: the company read from the passages, the years facts are read for."""
+
+from __future__ import annotations
+
+from finrag.ask import _company_from_passages, years_needed
+from finrag.models import Chunk, Filters, Hit, SearchResult
+from finrag.question import parse
+
+
+def _result(*hits: tuple[str, str]) -> SearchResult:
+    fused = [Hit(chunk_id=f"c{i}", rank=i, score=1.0,
+                 chunk=Chunk(chunk_id=f"c{i}", ticker=t, fiscal_year=2024, chunk_type="table",
+                             text=text))
+             for i, (t, text) in enumerate(hits, start=1)]
+    return SearchResult(query="q", filters=Filters(), fused=fused)
+
+
+def test_a_line_only_one_company_prints_names_the_company():
+    q = parse("iPhone net sales FY2024")
+    r = _result(("AAPL", "iPhone net sales were flat"), ("AAPL", "iPhone | $201,183"),
+                ("HD", "Net sales | 159,514"))
+    assert _company_from_passages(q, r) == "AAPL"
+
+
+def test_no_company_when_passages_disagree_or_only_one_holds_the_words():
+    q = parse("iPhone net sales FY2024")
+    assert _company_from_passages(q, _result(("AAPL", "iPhone sales"), ("HD", "iPhone cases"))) is None
+    assert _company_from_passages(q, _result(("AAPL", "iPhone sales"), ("AAPL", "Mac"))) is None
+    assert _company_from_passages(parse("capex 2024"), _result(("AAPL", "capex"), ("AAPL", "capex"))) is None
+
+
+def test_years_needed():
+    assert years_needed(parse("inventory turnover FY2021")) == [2020, 2021]
+    assert years_needed(parse("How did revenue change in fiscal 2024?")) == [2023, 2024]
+    assert years_needed(parse("total assets at January 31, 2025")) == [2024, 2025]
