@@ -32,8 +32,11 @@ st.markdown("""<style>
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #45474f;}
 [data-testid="stMarkdownContainer"] blockquote {color: #1f2029; border-left-color: #8a8d96;}
 [data-testid="stTable"] td, [data-testid="stTable"] th {white-space: nowrap; padding: 2px 6px;}
-[data-testid="stTable"] td:first-child {white-space: normal; min-width: 9rem;}
-[data-testid="stTable"] {overflow-x: auto;}
+[data-testid="stTable"] td:first-child {white-space: normal; min-width: 7rem;}
+[data-testid="stTable"], [data-testid="stTable"] > div {overflow-x: auto;}
+[data-testid="stTable"] td:not(:first-child), [data-testid="stTable"] th:not(:first-child),
+[data-testid="stTable"] td:not(:first-child) p, [data-testid="stTable"] th:not(:first-child) p
+{text-align: right;}
 @media (max-width: 1280px) {.block-container {padding-left: 1rem; padding-right: 1rem;}}
 </style>""", unsafe_allow_html=True)
 LINKED = ("q", "ticker", "year", "type", "k", "rrf_k", "w_dense", "w_bm25", "k_each")
@@ -131,10 +134,10 @@ with st.sidebar:
     chunk_type = st.selectbox("Chunk type", ["all", "narrative", "table"], key="type",
                               bind="query-params")
     top_k = st.slider("Results per column", 1, 30, 10, key="k", bind="query-params")
-    use_auto = st.toggle("Company and year from the question", True, key="auto",
+    use_auto = st.toggle("Auto filters (company, fiscal year)", True, key="auto",
                          bind="query-params",
                          help="A company (name or ticker) and fiscal year ('FY24', 'fiscal "
-                              "2024') named in the question become filters you can remove")
+                              "2024') you name become filters you can remove")
     explaining = st.toggle("Explain (scores, chunk ids)", False, key="explain",
                            bind="query-params")
     with st.expander("Advanced (fusion)"):
@@ -174,7 +177,7 @@ if not st.session_state.get("link-checked") and (ignored := ignored_from_link(li
 st.session_state["link-checked"] = True  # a link's values are vetted on the session's first run
 
 with st.expander("What is indexed", expanded=not query.strip()):
-    st.dataframe(coverage_table(), hide_index=True, key="coverage", use_container_width=True)
+    st.dataframe(coverage_table(), hide_index=True, key="coverage", width="stretch")
 
 with st.expander("Canary queries"):
     canaries = get_canaries()
@@ -200,7 +203,7 @@ if use_auto:
     auto = auto_filters(query, chosen, companies, filed)
     if auto.added:
         named = [*auto.tickers, *(f"FY{y}" for y in auto.years)]
-        kept = st.pills("Filters from your question (click one to remove it)", named,
+        kept = st.pills("Filters read from what you asked (click one to remove it)", named,
                         selection_mode="multi", default=named,
                         format_func=lambda v: ticker_label(v) if v in companies else v,
                         key="auto-" + hashlib.sha1("|".join([query, *named]).encode()).hexdigest()[:10])
@@ -252,15 +255,15 @@ elif asked.question.asks_for_something:
     st.info("No figure answer: " + escape_md(asked.outcome.reason or ""), icon="ℹ️")
 
 
-def show_table(view: TableView, key: str, name: str) -> None:
+def show_table(view: TableView, key: str | None, name: str) -> None:
     """A table as a table: periods as column labels, the unit line, figures right-aligned on
-    one line, and its CSV."""
+    one line, and its CSV (no button where `key` is None)."""
     if view.unit:
         st.caption("Unit: " + escape_md(view.unit))
     frame = pd.DataFrame(view.rows, columns=view.columns)
-    styled = frame.style.hide(axis="index").set_properties(
-        subset=view.numeric_columns(), **{"text-align": "right"})
-    st.table(styled)
+    st.table(frame.style.hide(axis="index"))  # figures right-aligned by the page's style
+    if key is None:
+        return
     st.download_button("Table as CSV", view.csv(), file_name=f"{name}.csv", mime="text/csv",
                        key=key, icon=":material/download:")
 
@@ -278,7 +281,7 @@ if evidence:
             view = table_view(c.table, c.text) if c.chunk_type == "table" and c.table else None
             row = [r for r in (view.rows if view else []) if table_row_text(r) == ev.text]
             if view is not None and view.labelled and row:
-                show_table(TableView(view.columns, row[:1], view.unit, True), f"ev-csv-{i}",
+                show_table(TableView(view.columns, row[:1], view.unit, True), None,
                            table_name(c))
             else:
                 st.markdown("> " + highlight_md(ev.text, result.query))

@@ -151,12 +151,14 @@ def highlight_md(text: str, query: str) -> str:
 
 _YEAR_ONLY = re.compile(r"\(?(?:19|20)\d\d\)?")
 _REFERENCE = re.compile(r"\b(?:note|notes|item|items|form|part|section|rule|exhibit|page|level"
-                        r"|tier|schedule|article|chapter|no\.)\s*$", re.I)
+                        r"|tier|schedule|article|chapter|no\.|january|february|march|april|may"
+                        r"|june|july|august|september|october|november|december)\s*$", re.I)
 
 
 def is_figure(token: str, before: str = "") -> bool:
     """A number an analyst looks for: an amount or a rate ("$1,577", "(201)", "13.5%", "3,197"),
     not a year ("2024"), a reference ("Note 5", "Item 7", "Form 10-K") or a small count."""
+    token = token.rstrip(",.")  # "2024," ends a clause; "2," ends a date's day
     if _YEAR_ONLY.fullmatch(token) or _REFERENCE.search(before):
         return False
     digits = token.strip("()$%")

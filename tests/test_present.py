@@ -190,3 +190,11 @@ def test_a_fused_hit_is_explained_in_words():
     assert explain(dense_only, [a, b], [b, a]) == "ranked #1 by dense only"
     other = a.model_copy(update={"bm25_rank": 2})
     assert explain(other, [a], [a, b]) == "ranked #2 by BM25 (another passage on this page) only"
+
+
+def test_a_year_or_a_day_before_a_comma_is_not_a_figure():
+    md = highlight_md("As of February 2, 2025, debt was $53,067 million, up from fiscal 2024, "
+                      "when it was 44,111.", "debt")
+    assert ":blue-background[\\$53,067]" in md and ":blue-background[44,111" in md
+    assert ":blue-background[2,]" not in md and ":blue-background[2025,]" not in md
+    assert ":blue-background[2024,]" not in md
