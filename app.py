@@ -30,13 +30,14 @@ st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout=
 # keep their figures on one line, and narrower margins so three columns hold at 1024 px.
 st.markdown("""<style>
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #45474f;}
-[data-testid="stMarkdownContainer"] blockquote {color: #1f2029; border-left-color: #8a8d96;}
+[data-testid="stMarkdownContainer"] blockquote {color: #1f2029; opacity: 1 !important;
+  border-left-color: #8a8d96;}
 [data-testid="stTable"] td, [data-testid="stTable"] th {white-space: nowrap; padding: 2px 6px;}
 [data-testid="stTable"] td:first-child {white-space: normal; min-width: 7rem;}
 [data-testid="stTable"], [data-testid="stTable"] > div {overflow-x: auto;}
 [data-testid="stTable"] td:not(:first-child), [data-testid="stTable"] th:not(:first-child),
 [data-testid="stTable"] td:not(:first-child) p, [data-testid="stTable"] th:not(:first-child) p
-{text-align: right;}
+{text-align: right !important;}
 @media (max-width: 1280px) {.block-container {padding-left: 1rem; padding-right: 1rem;}}
 </style>""", unsafe_allow_html=True)
 LINKED = ("q", "ticker", "year", "type", "k", "rrf_k", "w_dense", "w_bm25", "k_each")
