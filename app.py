@@ -20,8 +20,19 @@ from finrag.export import to_csv, to_markdown
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
 from finrag.ingest.chunk import table_row_text
 from finrag.models import Filters
-from finrag.present import (badge_color, best_evidence, citation, edgar_md, escape_md, explain,
-                            highlight_md, page_text, short_id, snippet, vote)
+from finrag.present import (
+    badge_color,
+    best_evidence,
+    citation,
+    edgar_md,
+    escape_md,
+    explain,
+    highlight_md,
+    page_text,
+    short_id,
+    snippet,
+    vote,
+)
 from finrag.search import MAX_QUERY_CHARS, HybridSearcher, QueryError
 from finrag.tablegrid import TableView, table_view
 
@@ -98,7 +109,7 @@ companies, filed = companies_of(searcher.index)
 
 
 def ticker_label(t: str) -> str:
-    return f"{t} · {companies[t]}"
+    return f"{t} · {companies[t]}" if companies.get(t) else t
 
 
 def vet_link() -> str:
@@ -204,10 +215,11 @@ if use_auto:
     auto = auto_filters(query, chosen, companies, filed)
     if auto.added:
         named = [*auto.tickers, *(f"FY{y}" for y in auto.years)]
+        pills_key = "auto-" + hashlib.sha1("|".join([query, *named]).encode()).hexdigest()[:10]
         kept = st.pills("Filters read from what you asked (click one to remove it)", named,
                         selection_mode="multi", default=named,
                         format_func=lambda v: ticker_label(v) if v in companies else v,
-                        key="auto-" + hashlib.sha1("|".join([query, *named]).encode()).hexdigest()[:10])
+                        key=pills_key)
         filters = Filters(tickers=chosen.tickers or [t for t in auto.tickers if t in kept],
                           fiscal_years=chosen.fiscal_years or [y for y in auto.years
                                                                if f"FY{y}" in kept],

@@ -152,7 +152,7 @@ def highlight_md(text: str, query: str) -> str:
 _YEAR_ONLY = re.compile(r"\(?(?:19|20)\d\d\)?")
 _REFERENCE = re.compile(r"\b(?:note|notes|item|items|form|part|section|rule|exhibit|page|level"
                         r"|tier|schedule|article|chapter|no\.|january|february|march|april|may"
-                        r"|june|july|august|september|october|november|december)\s*$", re.I)
+                        r"|june|july|august|september|october|november|december)\s*$", re.IGNORECASE)
 
 
 def is_figure(token: str, before: str = "") -> bool:
@@ -193,7 +193,8 @@ def explain(hit: Hit, dense: list[Hit], bm25: list[Hit]) -> str:
     for name, rank, shown in (("dense", hit.dense_rank, dense), ("BM25", hit.bm25_rank, bm25)):
         if rank is not None:
             other = rank <= len(shown) and shown[rank - 1].chunk_id != hit.chunk_id
-            parts.append(f"#{rank} by {name}" + (" (another passage on this page)" if other else ""))
+            note = " (another passage on this page)" if other else ""
+            parts.append(f"#{rank} by {name}{note}")
     if not parts:
         return "ranked by neither retriever"
     alone = "" if len(parts) == 2 else " only"

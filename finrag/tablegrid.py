@@ -17,11 +17,13 @@ from dataclasses import dataclass
 MAX_HEADER_ROWS = 3
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _FOOTNOTE = re.compile(r"\(\d{1,2}\)|\*")
-_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b", re.I)
+_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+                  re.IGNORECASE)
 _UNIT = re.compile(r"\b(?:in|dollars in|amounts in|\$ in)\s+(?:millions|thousands|billions)\b|"
                    r"\((?:in |dollars in |amounts in )?(?:millions|thousands|billions)\b[^)]*\)",
-                   re.I)
-_NUMBER = re.compile(r"^[\s$€£(]*[-–—]?\$?\s*\(?\d[\d,]*(?:\.\d+)?\)?\s*%?\)?\s*$|^\s*[-–—]\s*$")
+                   re.IGNORECASE)
+_NUMBER = re.compile(r"^[\s$€£(]*[-–—]?\$?\s*\(?\d[\d,]*(?:\.\d+)?\)?\s*%?\)?\s*$"
+                     r"|^\s*[-–—]\s*$")
 
 
 def _has_figure(cell: str) -> bool:

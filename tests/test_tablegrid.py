@@ -10,8 +10,8 @@ from finrag.tablegrid import header_rows, table_view
 # Tesla FY2024 10-K, Note 17 (net income per share), rows as the reader gives them
 TSLA_EPS = [["", "Year Ended December 31,", "", ""],
             ["", "2024", "2023", "2022"],
-            ["Weighted average shares used in computing net income per share of common stock, "
-             "basic", "3,197", "3,174", "3,130"],
+            [("Weighted average shares used in computing net income per share of common "
+              "stock, basic"), "3,197", "3,174", "3,130"],
             ["Add:", "", "", ""],
             ["Stock-based awards", "(2)", "200", "345"]]
 # Tesla FY2024 balance sheet heading: dates are periods, not figures
