@@ -11,6 +11,7 @@ take `--no-auto-filters`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from finrag.models import Filters
@@ -37,7 +38,7 @@ def auto_filters(question: str, filters: Filters, companies: dict[str, str],
                  filed: dict[str, list[int]]) -> AutoFilters:
     """`filters` plus the company and fiscal years `question` names (see the module doc);
     `companies` is ticker -> name and `filed` ticker -> fiscal years, of the index."""
-    q = parse(question, companies, None)
+    q = parse(question, {t: cover_name(n) for t, n in companies.items()}, None)
     tickers = () if filters.tickers else tuple(q.tickers)
     chosen = list(filters.tickers) or list(tickers) or list(filed)
     indexed = {y for t in chosen for y in filed.get(t, [])}
@@ -52,3 +53,14 @@ def auto_filters(question: str, filters: Filters, companies: dict[str, str],
                      fiscal_years=list(filters.fiscal_years) or list(years),
                      chunk_types=list(filters.chunk_types))
     return AutoFilters(merged, tickers, years, skipped)
+
+
+# what a PDF's cover page prints before the company's name, where the reader took it along
+_COVER = re.compile(r".*(?:_{3,}|commission file (?:number|no\.?)\s*:?\s*[\d-]+)\s*",
+                    re.IGNORECASE | re.DOTALL)
+
+
+def cover_name(name: str) -> str:
+    """The company's name without the cover-page text read before it ('... Commission file
+    number 1-9595 ____ BEST BUY CO., INC.' -> 'BEST BUY CO., INC.')."""
+    return _COVER.sub("", name).strip() or name

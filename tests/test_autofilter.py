@@ -42,3 +42,18 @@ def test_the_users_own_filters_are_kept():
 def test_a_question_naming_no_company_adds_nothing():
     a = auto("What are the main supply chain risks?")
     assert not a.added and a.filters == Filters()
+
+
+def test_a_name_read_with_its_cover_page_text_still_names_the_company():
+    # company names as the PDF reader takes them from 10-K cover pages
+    companies = {"BBY": " from to Commission file number 1-9595 ______________ BEST BUY CO., INC.",
+                 "NKE": "OF 1934FOR THE TRANSI TION PERIOD FROM TO .Commission File No. 1-10635 "
+                        "NIKE, Inc.",
+                 "AWK": "HANGE ACT OF 1934 For the transition period from to Commission file "
+                        "number: 001-34028 AMERICAN WATER WORKS COMPANY, INC."}
+    filed = {"BBY": [2023], "NKE": [2021], "AWK": [2021]}
+    for question, ticker in [("What is Best Buy's FY2023 revenue?", "BBY"),
+                             ("Nike's inventory in FY2021", "NKE"),
+                             ("American Water Works capex FY2021", "AWK")]:
+        a = auto_filters(question, Filters(), companies, filed)
+        assert a.filters.tickers == [ticker], question
