@@ -113,21 +113,20 @@ def ticker_label(t: str) -> str:
 
 
 def vet_link() -> str:
-    """On a session's first run: a ticker given bare or in lower case becomes the value the
-    ticker list shows; a question longer than any search takes is dropped from the URL.
-    Returns a warning to show, or ''."""
+    """On a session's first run: a ticker given bare or in lower case is chosen in the ticker
+    list; a question longer than any search takes is not searched (the box, limited to that
+    length, keeps its start). Returns a warning to show, or ''."""
     by_upper = {t.upper(): t for t in companies}
-    given = st.query_params.get_all("ticker")
-    if given:
-        given = [ticker_label(by_upper[v.strip().upper()]) if v.strip().upper() in by_upper
-                 else v for v in given]
-        st.query_params["ticker"] = link["ticker"] = given
+    given = [by_upper.get(v.strip().upper(), v) for v in st.query_params.get_all("ticker")]
+    if any(v in companies for v in given):
+        st.session_state["ticker"] = [v for v in given if v in companies]
+        link["ticker"] = given  # the rest is named as ignored
     question = st.query_params.get("q", "")
     if len(question) > MAX_QUERY_CHARS:
-        del st.query_params["q"]
         link.pop("q", None)
         return (f"The question in the link is {len(question):,} characters long; questions are "
-                f"limited to {MAX_QUERY_CHARS:,}, so it was not used.")
+                f"limited to {MAX_QUERY_CHARS:,}, so it was not searched. The box keeps its first "
+                f"{MAX_QUERY_CHARS:,}: shorten it and press Enter.")
     return ""
 
 
@@ -140,7 +139,7 @@ with st.sidebar:
                              format_func=ticker_label)
     # the year list follows the tickers chosen (a year picked before stays offered)
     offered = {y for t in (tickers or companies) for y in filed.get(t, [])}
-    offered |= set(st.session_state.get("year") or [])
+    offered |= {int(y) for y in st.session_state.get("year") or [] if str(y).isdigit()}
     years = st.multiselect("Fiscal years", sorted(offered), key="year", bind="query-params",
                            help="The fiscal years the chosen companies have a 10-K for")
     chunk_type = st.selectbox("Chunk type", ["all", "narrative", "table"], key="type",
@@ -183,13 +182,14 @@ query = st.text_input("Question", key="q", bind="query-params", max_chars=MAX_QU
                       placeholder="e.g. How did Apple's services revenue change in 2023?")
 if link_problem:
     st.warning(link_problem, icon="⚠️")
+    query = ""  # not searched: the user shortens it first
 if not st.session_state.get("link-checked") and (ignored := ignored_from_link(link)):
     st.warning("Ignored from the link, not a value these filters offer: "
                + escape_md(", ".join(ignored)), icon="⚠️")
 st.session_state["link-checked"] = True  # a link's values are vetted on the session's first run
 
-with st.expander("What is indexed", expanded=not query.strip()):
-    st.dataframe(coverage_table(), hide_index=True, key="coverage", width="stretch")
+with st.expander("What is indexed", expanded=not query.strip()), st.container(key="coverage"):
+    st.dataframe(coverage_table(), hide_index=True, width="stretch")
 
 with st.expander("Canary queries"):
     canaries = get_canaries()
