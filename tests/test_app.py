@@ -285,7 +285,7 @@ def test_a_long_question_in_the_link_is_refused(app, sample_index, monkeypatch):
 
 def test_coverage_is_on_the_first_screen_and_the_year_list_follows_the_tickers(app, sample_index):
     at = app(sample_index)
-    [coverage] = [e.value for e in at.get_by_key("coverage") if e.type == "arrow_data_frame"]
+    [coverage] = [e.value for e in at.get_by_key("coverage") if e.type == "dataframe"]
     assert list(coverage["Company"]) == ["AAPL · Apple Inc.", "TSLA · Tesla, Inc."]
     assert "narrative" in coverage["FY2024"][0] and "table" in coverage["FY2024"][1]
     at.multiselect(key="ticker").set_value(["TSLA"]).run()
