@@ -273,7 +273,9 @@ def show_table(view: TableView, key: str | None, name: str) -> None:
     one line, and its CSV (no button where `key` is None)."""
     if view.unit:
         st.caption("Unit: " + escape_md(view.unit))
-    frame = pd.DataFrame(view.rows, columns=view.columns)
+    # st.table renders cells as Markdown: a filing's text is escaped so it shows as written
+    frame = pd.DataFrame([[escape_md(c) for c in r] for r in view.rows],
+                         columns=[escape_md(c) if c.strip() else c for c in view.columns])
     st.table(frame.style.hide(axis="index"))  # figures right-aligned by the page's style
     if key is None:
         return

@@ -316,3 +316,21 @@ def test_results_export_as_csv_and_markdown(app, sample_index):
     at = ask(app(sample_index), "Tesla R&D expense 2024")
     labels = {b.label for b in at.download_button}
     assert {"Results as CSV", "Results as Markdown"} <= labels
+
+
+def test_a_hostile_table_cell_is_shown_inert(app, data_dir, fake_embedder):
+    """st.table renders its cells as Markdown: a filing's cell must arrive escaped."""
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    grid = [["", "2024", "2023"],
+            ["Revenue ![p](http://evil/x.png) [x](javascript:alert(1))", "$x^2$", "**1**"]]
+    chunks = [Chunk(chunk_id="c" * 32, ticker="EVIL", fiscal_year=2024, chunk_type="table",
+                    section="Item 8", text="2024 | 2023\nRevenue | $x^2$ | **1**", table=grid,
+                    filing_key="EVIL2024")]
+    write_generation(settings, "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    at = ask(app(data_dir), "revenue")
+    cells = [c for t in at.table for row in t.value.values.tolist() for c in row]
+    assert cells and unescape(" ".join(cells)).count("javascript:alert(1)") >= 1
+    for raw in (r"!\[", r"\]\(javascript:", r"\$x", r"\*\*1"):
+        assert not any(re.search(r"(?<!\\)" + raw, c) for c in cells), raw
