@@ -58,7 +58,7 @@ def test_tables_contrast_layout_and_links_in_chromium(sample_index, tmp_path):
             assert page.get_by_text("Ignored from the link").count() == 0
             # tables: figures right-aligned; a wide table scrolls, nothing is cut off
             cells = fused.locator("[data-testid='stTable'] td:nth-child(2)")
-            assert cells.count() > 0
+            sync_api.expect(cells.first).to_be_visible(timeout=60_000)
             assert cells.first.evaluate("e => getComputedStyle(e).textAlign") == "right"
             boxes = fused.locator("[data-testid='stTable'] > div").evaluate_all(
                 "els => els.map(e => [e.scrollWidth, e.clientWidth, "
