@@ -6,20 +6,51 @@ Widgets and layout only; everything else is the finrag library. Widget values li
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
-from finrag.ask import ask
+from finrag.ask import ask, companies_of
+from finrag.autofilter import auto_filters
 from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
 from finrag.config import K_EACH, RRF_K, Settings
 from finrag.embed import Embedder
+from finrag.export import to_csv, to_markdown
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
+from finrag.ingest.chunk import table_row_text
 from finrag.models import Filters
-from finrag.present import (badge_color, best_evidence, citation, edgar_md, escape_md,
-                            highlight_md, page_text, short_id, snippet, vote)
-from finrag.search import HybridSearcher, QueryError
+from finrag.present import (
+    badge_color,
+    best_evidence,
+    citation,
+    edgar_md,
+    escape_md,
+    explain,
+    highlight_md,
+    page_text,
+    short_id,
+    snippet,
+    vote,
+)
+from finrag.search import MAX_QUERY_CHARS, HybridSearcher, QueryError
+from finrag.tablegrid import TableView, table_view
 
 st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
+# Readable text (WCAG AA and well above: captions and quoted evidence in dark grey), tables that
+# keep their figures on one line, and narrower margins so three columns hold at 1024 px.
+st.markdown("""<style>
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #45474f;}
+[data-testid="stMarkdownContainer"] blockquote {color: #1f2029; opacity: 1 !important;
+  border-left-color: #8a8d96;}
+[data-testid="stTable"] td, [data-testid="stTable"] th {white-space: nowrap; padding: 2px 6px;}
+[data-testid="stTable"] td:first-child {white-space: normal; min-width: 7rem;}
+[data-testid="stTable"], [data-testid="stTable"] > div {overflow-x: auto;}
+[data-testid="stTable"] td:not(:first-child), [data-testid="stTable"] th:not(:first-child),
+[data-testid="stTable"] td:not(:first-child) p, [data-testid="stTable"] th:not(:first-child) p
+{text-align: right !important;}
+@media (max-width: 1280px) {.block-container {padding-left: 1rem; padding-right: 1rem;}}
+</style>""", unsafe_allow_html=True)
 LINKED = ("q", "ticker", "year", "type", "k", "rrf_k", "w_dense", "w_bm25", "k_each")
 link = {key: st.query_params.get_all(key) for key in LINKED}  # before the widgets vet them
 
@@ -73,16 +104,53 @@ if not facets["companies"]:
     st.info(f"The index is empty: {NO_INDEX_HINT}")
     st.stop()
 
+# --- links written by hand: `?ticker=TSLA&year=2024&q=...` ---------------------------------
+companies, filed = companies_of(searcher.index)
+
+
+def ticker_label(t: str) -> str:
+    return f"{t} · {companies[t]}" if companies.get(t) else t
+
+
+def vet_link() -> str:
+    """On a session's first run: a ticker given bare or in lower case is chosen in the ticker
+    list; a question longer than any search takes is not searched (the box, limited to that
+    length, keeps its start). Returns a warning to show, or ''."""
+    by_upper = {t.upper(): t for t in companies}
+    given = [by_upper.get(v.strip().upper(), v) for v in st.query_params.get_all("ticker")]
+    if any(v in companies for v in given):
+        st.session_state["ticker"] = [v for v in given if v in companies]
+        link["ticker"] = given  # the rest is named as ignored
+    question = st.query_params.get("q", "")
+    if len(question) > MAX_QUERY_CHARS:
+        link.pop("q", None)
+        return (f"The question in the link is {len(question):,} characters long; questions are "
+                f"limited to {MAX_QUERY_CHARS:,}, so it was not searched. The box keeps its first "
+                f"{MAX_QUERY_CHARS:,}: shorten it and press Enter.")
+    return ""
+
+
+link_problem = "" if st.session_state.get("link-checked") else vet_link()
+
 # --- sidebar: filters ----------------------------------------------------------------------
-companies = facets["companies"]
 with st.sidebar:
     st.header("Filters")
     tickers = st.multiselect("Tickers", sorted(companies), key="ticker", bind="query-params",
-                             format_func=lambda t: f"{t} · {companies[t]}")
-    years = st.multiselect("Fiscal years", facets["fiscal_years"], key="year", bind="query-params")
+                             format_func=ticker_label)
+    # the year list follows the tickers chosen (a year picked before stays offered)
+    offered = {y for t in (tickers or companies) for y in filed.get(t, [])}
+    offered |= {int(y) for y in st.session_state.get("year") or [] if str(y).isdigit()}
+    years = st.multiselect("Fiscal years", sorted(offered), key="year", bind="query-params",
+                           help="The fiscal years the chosen companies have a 10-K for")
     chunk_type = st.selectbox("Chunk type", ["all", "narrative", "table"], key="type",
                               bind="query-params")
     top_k = st.slider("Results per column", 1, 30, 10, key="k", bind="query-params")
+    use_auto = st.toggle("Auto filters (company, fiscal year)", True, key="auto",
+                         bind="query-params",
+                         help="A company (name or ticker) and fiscal year ('FY24', 'fiscal "
+                              "2024') you name become filters you can remove")
+    explaining = st.toggle("Explain (scores, chunk ids)", False, key="explain",
+                           bind="query-params")
     with st.expander("Advanced (fusion)"):
         rrf_k = st.number_input("RRF k", 0, 1000, RRF_K, key="rrf_k", bind="query-params")
         w_dense = st.number_input("Dense weight", 0.0, 10.0, 1.0, 0.1, key="w_dense",
@@ -95,16 +163,33 @@ with st.sidebar:
                            horizontal=True,
                            help="page: one fused hit per page, each retriever voting with its "
                                 "best chunk on it; chunk: chunk by chunk")
-    st.caption(f"Index {searcher.index.name} · {len(searcher.index):,} chunks")
+    st.caption(f"{len(searcher.index):,} passages from {len(facets['filings'])} 10-K filings")
+
+
+def coverage_table() -> pd.DataFrame:
+    """Companies x fiscal years, each cell the passages indexed by type."""
+    rows: dict[str, dict] = {}
+    for cell in facets["filings"]:
+        row = rows.setdefault(cell["ticker"], {"Company": ticker_label(cell["ticker"])})
+        row[f"FY{cell['fiscal_year']}"] = (f"{cell.get('narrative', 0):,} narrative · "
+                                           f"{cell.get('table', 0):,} table")
+    return pd.DataFrame(list(rows.values())).fillna("—")
+
 
 # --- main: question ------------------------------------------------------------------------
 st.title("finrag · ask the 10-Ks")
-query = st.text_input("Question", key="q", bind="query-params",
+query = st.text_input("Question", key="q", bind="query-params", max_chars=MAX_QUERY_CHARS,
                       placeholder="e.g. How did Apple's services revenue change in 2023?")
+if link_problem:
+    st.warning(link_problem, icon="⚠️")
+    query = ""  # not searched: the user shortens it first
 if not st.session_state.get("link-checked") and (ignored := ignored_from_link(link)):
     st.warning("Ignored from the link, not a value these filters offer: "
                + escape_md(", ".join(ignored)), icon="⚠️")
 st.session_state["link-checked"] = True  # a link's values are vetted on the session's first run
+
+with st.expander("What is indexed", expanded=not query.strip()), st.container(key="coverage"):
+    st.dataframe(coverage_table(), hide_index=True, width="stretch")
 
 with st.expander("Canary queries"):
     canaries = get_canaries()
@@ -115,6 +200,7 @@ with st.expander("Canary queries"):
     if st.button("Run all canaries", key="canary-all"):
         rows = [run_canary(searcher, c) for c in canaries]
         st.dataframe(pd.DataFrame([{"canary": r.name, "result": "PASS" if r.passed else "FAIL",
+                                    "checked": r.checked, "seen": r.seen,
                                     "reason": "; ".join(r.failures)} for r in rows]),
                      hide_index=True, key="canary-table")
 
@@ -122,8 +208,22 @@ if not query.strip():
     st.caption("Type a question and press Enter. Narrow it with the filters on the left.")
     st.stop()
 
-filters = Filters(tickers=tickers, fiscal_years=years,
-                  chunk_types=[] if chunk_type == "all" else [chunk_type])
+chosen = Filters(tickers=tickers, fiscal_years=years,
+                 chunk_types=[] if chunk_type == "all" else [chunk_type])
+filters = chosen
+if use_auto:
+    auto = auto_filters(query, chosen, companies, filed)
+    if auto.added:
+        named = [*auto.tickers, *(f"FY{y}" for y in auto.years)]
+        pills_key = "auto-" + hashlib.sha1("|".join([query, *named]).encode()).hexdigest()[:10]
+        kept = st.pills("Filters read from what you asked (click one to remove it)", named,
+                        selection_mode="multi", default=named,
+                        format_func=lambda v: ticker_label(v) if v in companies else v,
+                        key=pills_key)
+        filters = Filters(tickers=chosen.tickers or [t for t in auto.tickers if t in kept],
+                          fiscal_years=chosen.fiscal_years or [y for y in auto.years
+                                                               if f"FY{y}" in kept],
+                          chunk_types=chosen.chunk_types)
 try:
     asked = ask(searcher, query, filters, top_k, k_each=max(int(k_each), top_k),
                 rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)), fuse_by=fuse_by)
@@ -137,14 +237,19 @@ if active:
     canary = next(c for c in canaries if c.name == active)
     verdict = run_canary(searcher, canary)
     box = st.success if verdict.passed else st.error
-    box(f"Canary {canary.name}: {'PASS' if verdict.passed else 'FAIL'} "
-        + escape_md("; ".join(verdict.failures)), icon="✅" if verdict.passed else "❌")
+    box(f"Canary {canary.name}: {'PASS' if verdict.passed else 'FAIL'}. Checked: "
+        + escape_md(verdict.checked) + ". Seen: " + escape_md(verdict.seen)
+        + (". " + escape_md("; ".join(verdict.failures)) if verdict.failures else ""),
+        icon="✅" if verdict.passed else "❌")
 
 if result.message:
-    st.info(result.message)
+    have = [f"{t}: " + ", ".join(f"FY{y}" for y in filed.get(t, [])) for t in filters.tickers
+            if t in filed]
+    st.info(result.message + (" Indexed fiscal years — " + "; ".join(have) if have else ""))
 if result.expansions:
     st.caption("Also searched for the statements' wording: "
-               + escape_md(" · ".join(result.expansions)), help="finrag.vocabulary")
+               + escape_md(" · ".join(result.expansions)),
+               help="Words the financial statements use for what you typed, added to the search")
 
 # --- answer panel --------------------------------------------------------------------------
 if asked.answer is not None:
@@ -161,38 +266,85 @@ if asked.answer is not None:
             st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
 elif asked.question.asks_for_something:
     st.info("No figure answer: " + escape_md(asked.outcome.reason or ""), icon="ℹ️")
+
+
+def show_table(view: TableView, key: str | None, name: str) -> None:
+    """A table as a table: periods as column labels, the unit line, figures right-aligned on
+    one line, and its CSV (no button where `key` is None)."""
+    if view.unit:
+        st.caption("Unit: " + escape_md(view.unit))
+    # st.table renders cells as Markdown: a filing's text is escaped so it shows as written
+    frame = pd.DataFrame([[escape_md(c) for c in r] for r in view.rows],
+                         columns=[escape_md(c) if c.strip() else c for c in view.columns])
+    st.table(frame.style.hide(axis="index"))  # figures right-aligned by the page's style
+    if key is None:
+        return
+    st.download_button("Table as CSV", view.csv(), file_name=f"{name}.csv", mime="text/csv",
+                       key=key, icon=":material/download:")
+
+
+def table_name(c) -> str:
+    return f"{c.ticker}-FY{c.fiscal_year}-p{c.page_label or c.page or 0}-{c.chunk_id[:6]}"
+
+
 evidence = best_evidence(result.query, result.fused)
 if evidence:
     with st.container(border=True, key="answer"):
         st.subheader("Best evidence")
-        for ev in evidence:
-            st.markdown("> " + highlight_md(ev.text, result.query))
-            st.caption(f"{escape_md(citation(ev.hit.chunk))} · {edgar_md(ev.hit.chunk)}")
+        for i, ev in enumerate(evidence):
+            c = ev.hit.chunk
+            view = table_view(c.table, c.text) if c.chunk_type == "table" and c.table else None
+            row = [r for r in (view.rows if view else []) if table_row_text(r) == ev.text]
+            if view is not None and view.labelled and row:
+                show_table(TableView(view.columns, row[:1], view.unit, True), None,
+                           table_name(c))
+            else:
+                st.markdown("> " + highlight_md(ev.text, result.query))
+            st.caption(f"{escape_md(citation(c))} · {edgar_md(c)}")
+
+answer_text = asked.answer.text if asked.answer is not None else ""
+shown_filters = " · ".join([*filters.tickers, *(f"FY{y}" for y in filters.fiscal_years),
+                            *filters.chunk_types]) or "none"
+slug = hashlib.sha1(query.encode()).hexdigest()[:8]
+left, right, _ = st.columns([1, 1, 4])
+left.download_button("Results as CSV", to_csv(result, answer_text, asked.citations),
+                     file_name=f"finrag-{slug}.csv", mime="text/csv", key="export-csv",
+                     icon=":material/download:")
+right.download_button("Results as Markdown",
+                      to_markdown(result, answer_text, asked.citations, shown_filters),
+                      file_name=f"finrag-{slug}.md", mime="text/markdown", key="export-md",
+                      icon=":material/download:")
 
 
 # --- the three columns ---------------------------------------------------------------------
 def show_hit(hit, column: str) -> None:
     c = hit.chunk
-    color = badge_color(hit.chunk_id)
     page = f" · {page_text(c)}" if page_text(c) else ""
-    st.markdown(f"**#{hit.rank}** :{color}-badge[{short_id(hit.chunk_id)}] "
-                f"{escape_md(f'{c.ticker} FY{c.fiscal_year} · {c.section} · {c.chunk_type}{page}')}"
-                f"  \n:gray[score {hit.score:.4f}]")
+    meta = escape_md(f"{c.ticker} FY{c.fiscal_year} · {c.section} · {c.chunk_type}{page}")
+    if explaining:
+        st.markdown(f"**#{hit.rank}** :{badge_color(hit.chunk_id)}-badge[{short_id(hit.chunk_id)}]"
+                    f" {meta}  \n:gray[score {hit.score:.4f}]")
+    else:
+        st.markdown(f"**#{hit.rank}** {meta}")
     if column == "fused":
-        d, b = hit.dense_contribution, hit.bm25_contribution
-        st.progress(min(1.0, d / (d + b)) if d + b else 0.0,
-                    text=f"{vote('dense', hit.dense_rank, result.dense, hit.chunk_id)} {d:.4f} · "
-                         f"{vote('BM25', hit.bm25_rank, result.bm25, hit.chunk_id)} {b:.4f}")
-    st.markdown(highlight_md(snippet(c.text, result.query), result.query))
+        st.caption(escape_md(explain(hit, result.dense, result.bm25)))
+        if explaining:
+            d, b = hit.dense_contribution, hit.bm25_contribution
+            st.progress(min(1.0, d / (d + b)) if d + b else 0.0,
+                        text=f"{vote('dense', hit.dense_rank, result.dense, hit.chunk_id)} "
+                             f"{d:.4f} · {vote('BM25', hit.bm25_rank, result.bm25, hit.chunk_id)}"
+                             f" {b:.4f}")
+    view = table_view(c.table, c.text) if c.chunk_type == "table" and c.table else None
+    if view is not None:
+        show_table(view, f"csv-{column}-{hit.rank}", table_name(c))
+    else:
+        st.markdown(highlight_md(snippet(c.text, result.query), result.query))
     with st.expander("Full chunk"):
         index = f" (page {c.page} of the file)" if c.page_label and c.page else ""
         st.caption(f"{escape_md(citation(c) + index)} · {edgar_md(c)}")
-        if c.chunk_type == "table" and c.table:
-            width = max(len(r) for r in c.table)
-            st.dataframe(pd.DataFrame([r + [""] * (width - len(r)) for r in c.table]),
-                         hide_index=True)
-        else:
-            st.text(c.text)
+        if explaining:
+            st.caption(f"chunk id {c.chunk_id}")
+        st.text(c.text)
 
 
 columns = st.columns(3)
@@ -207,5 +359,6 @@ for col, (name, label, hits) in zip(columns, [("dense", "Dense", result.dense),
             for hit in hits:
                 with st.container(border=True):
                     show_hit(hit, name)
-timing = " · ".join(f"{k} {v:.0f} ms" for k, v in result.timings_ms.items())
-st.caption(f"Index {result.generation} · {timing}")
+if explaining:
+    timing = " · ".join(f"{k} {v:.0f} ms" for k, v in result.timings_ms.items())
+    st.caption(f"Index {result.generation} · {timing}")

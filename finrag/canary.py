@@ -62,6 +62,8 @@ class CanaryResult(BaseModel):
     query: str
     passed: bool
     failures: list[str]
+    checked: str = ""  # what the canary checks, in words
+    seen: str = ""  # what the search returned for it, in words
     dense: list[dict]
     bm25: list[dict]
     fused: list[dict]
@@ -106,10 +108,39 @@ def run_canary(searcher, canary: Canary) -> CanaryResult:
         failures.append(_why_not(hits, canary.expect))
     return CanaryResult(
         name=canary.name, query=canary.query, passed=not failures, failures=failures,
+        checked=checked(canary), seen=seen(hits, canary.expect),
         dense=[summary(h) for h in result.dense[:3]],
         bm25=[summary(h) for h in result.bm25[:3]],
         fused=[summary(h) for h in result.fused[:3]],
     )
+
+
+def checked(canary: Canary) -> str:
+    """What a canary checks: "a hit in the fused top 3 of AAPL, FY2023, Item 7, containing
+    'services' (searched with ticker AAPL, year 2023)"."""
+    e = canary.expect
+    want = [v for v in (e.ticker, e.fiscal_year and f"FY{e.fiscal_year}", e.section, e.chunk_type)
+            if v]
+    want += [f"containing {', '.join(repr(s) for s in e.contains)}"] if e.contains else []
+    f = canary.filters()
+    scope = [f"{name} {', '.join(map(str, values))}" for name, values in
+             (("ticker", f.tickers), ("year", f.fiscal_years), ("type", f.chunk_types)) if values]
+    return (f"a hit in the {e.method} top {e.within}" + (f" of {', '.join(want)}" if want else "")
+            + f" (searched with {'; '.join(scope) if scope else 'no filter'})")
+
+
+def seen(hits: list[Hit], expect: Expect) -> str:
+    """What came back: the first qualifying hit, else the hits that were checked."""
+    match = next((h for h in hits if _qualifies(h, expect)), None)
+    if match is not None:
+        return f"{expect.method} #{match.rank}: {_said(match)}"
+    return "; ".join(f"#{h.rank} {_said(h)}" for h in hits) or "no hits"
+
+
+def _said(h: Hit) -> str:
+    c = h.chunk
+    page = f" p. {c.page_label}" if c.page_label else (f" page {c.page}" if c.page else "")
+    return f"{c.ticker} FY{c.fiscal_year} {c.section}{page}".strip()
 
 
 def summary(hit: Hit) -> dict:

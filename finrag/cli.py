@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="fuse the two lists page by page (default) or chunk by chunk")
     s.add_argument("--data-dir", type=Path)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--no-auto-filters", action="store_true", help=AUTO_HELP)
     s.set_defaults(run=_search)
 
     a = sub.add_parser("ask", help="answer a question with the figure from the filing")
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--k", type=int, default=10, help="passages shown")
     a.add_argument("--data-dir", type=Path)
     a.add_argument("--json", action="store_true")
+    a.add_argument("--no-auto-filters", action="store_true", help=AUTO_HELP)
     a.set_defaults(run=_ask)
 
     c = sub.add_parser("canary", help="run the canary queries; exit 1 if one fails")
@@ -106,12 +108,33 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--fuse-by", choices=("page", "chunk"), default="page",
                    help="fuse the two lists page by page (default) or chunk by chunk")
     f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
+    f.add_argument("--no-auto-filters", action="store_true", help=AUTO_HELP)
     f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
     f.add_argument("--answers", action="store_true",
                    help="score the answers to the metrics-generated questions instead of pages")
     f.add_argument("--json", action="store_true")
     f.set_defaults(run=_eval_financebench)
     return p
+
+
+AUTO_HELP = ("don't turn the company and fiscal year the question names into filters "
+             "(they are, by default, where no --ticker / --year is given)")
+
+
+def with_auto_filters(searcher, question: str, filters, enabled: bool = True, quiet: bool = False):
+    """`filters` plus the company / fiscal year the question names (finrag.autofilter); says on
+    stderr what was added."""
+    from finrag.ask import companies_of
+    from finrag.autofilter import auto_filters
+
+    if not enabled:
+        return filters
+    companies, filed = companies_of(searcher.index)
+    auto = auto_filters(question, filters, companies, filed)
+    if auto.added and not quiet:
+        print(f"note: filters from the question: {auto.describe()} (--no-auto-filters to search "
+              "without them)", file=sys.stderr)
+    return auto.filters
 
 
 def searcher_for(data_dir: Path | None):
@@ -135,6 +158,7 @@ def _search(args) -> int:
     weights = _weights(args.weights)
     searcher = searcher_for(args.data_dir)
     _warn_unknown(searcher, filters)
+    filters = with_auto_filters(searcher, args.query, filters, not args.no_auto_filters)
     result = searcher.search(args.query, filters, args.k, k_each=args.k_each,
                              rrf_k=args.rrf_k, weights=weights, expand=not args.no_expand,
                              fuse_by=args.fuse_by)
@@ -151,6 +175,7 @@ def _ask(args) -> int:
     filters = parse_filters(args.ticker, args.year, [])
     searcher = searcher_for(args.data_dir)
     _warn_unknown(searcher, filters)
+    filters = with_auto_filters(searcher, args.question, filters, not args.no_auto_filters)
     asked = ask(searcher, args.question, filters, args.k)
     if args.json:
         print(json.dumps(ask_json(asked, search_json(asked.search)["fused"]), indent=2))
@@ -319,6 +344,7 @@ def _eval_financebench(args) -> int:
         return _financebench_answers(args, searcher, questions, report)
     try:
         result = financebench.evaluate(searcher, questions, args.filter, args.k,
+                                       auto=not args.no_auto_filters,
                                        k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
                                        weights=weights, expand=not args.no_expand,
                                        fuse_by=args.fuse_by)

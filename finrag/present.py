@@ -138,7 +138,7 @@ def highlight_md(text: str, query: str) -> str:
     for m in _TOKEN.finditer(flat):
         out.append(escape_md(flat[pos : m.start()]))
         token, safe = m.group(), escape_md(m.group())
-        if m.group("num"):
+        if m.group("num") and is_figure(token, flat[max(0, m.start() - 12) : m.start()]):
             out.append(f":blue-background[{safe}]")
         elif terms & set(tokenize(token)):
             out.append(f"**{safe}**")
@@ -149,8 +149,25 @@ def highlight_md(text: str, query: str) -> str:
     return "".join(out)
 
 
+_YEAR_ONLY = re.compile(r"\(?(?:19|20)\d\d\)?")
+_REFERENCE = re.compile(r"\b(?:note|notes|item|items|form|part|section|rule|exhibit|page|level"
+                        r"|tier|schedule|article|chapter|no\.|january|february|march|april|may"
+                        r"|june|july|august|september|october|november|december)\s*$", re.IGNORECASE)
+
+
+def is_figure(token: str, before: str = "") -> bool:
+    """A number an analyst looks for: an amount or a rate ("$1,577", "(201)", "13.5%", "3,197"),
+    not a year ("2024"), a reference ("Note 5", "Item 7", "Form 10-K") or a small count."""
+    token = token.rstrip(",.")  # "2024," ends a clause; "2," ends a date's day
+    if _YEAR_ONLY.fullmatch(token) or _REFERENCE.search(before):
+        return False
+    digits = token.strip("()$%")
+    return any(ch in token for ch in "$%,.()") or len(digits) >= 3
+
+
 def snippet(text: str, query: str, width: int = 320) -> str:
-    """A window of the text around its first query term, at most `width` characters."""
+    """A window of the text around its first query term, at most `width` characters, cut
+    between words."""
     flat = " ".join(text.split())
     terms = set(tokenize(query))
     start = 0
@@ -158,8 +175,30 @@ def snippet(text: str, query: str, width: int = 320) -> str:
         if terms & set(tokenize(m.group())):
             start = max(0, m.start() - width // 4)
             break
-    cut = flat[start : start + width]
-    return ("… " if start else "") + cut + (" …" if start + width < len(flat) else "")
+    if start:
+        space = flat.rfind(" ", 0, start + 1)
+        start = space + 1 if space >= 0 else 0
+    end = start + width
+    if end < len(flat):
+        space = flat.rfind(" ", start, end + 1)
+        end = space if space > start else end
+    cut = flat[start:end].strip()
+    return ("… " if start else "") + cut + (" …" if end < len(flat) else "")
+
+
+def explain(hit: Hit, dense: list[Hit], bm25: list[Hit]) -> str:
+    """Why a fused hit is where it is, in words: "ranked #1 by dense and #2 by BM25"; a vote
+    given to another passage of the same page says so."""
+    parts = []
+    for name, rank, shown in (("dense", hit.dense_rank, dense), ("BM25", hit.bm25_rank, bm25)):
+        if rank is not None:
+            other = rank <= len(shown) and shown[rank - 1].chunk_id != hit.chunk_id
+            note = " (another passage on this page)" if other else ""
+            parts.append(f"#{rank} by {name}{note}")
+    if not parts:
+        return "ranked by neither retriever"
+    alone = "" if len(parts) == 2 else " only"
+    return "ranked " + " and ".join(parts) + alone
 
 
 def vote(name: str, rank: int | None, shown: list[Hit], chunk_id: str) -> str:

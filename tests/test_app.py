@@ -19,7 +19,8 @@ from finrag.models import Chunk
 
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS = ("col-dense", "col-bm25", "col-fused")
-HEADER = re.compile(r"\*\*#\d+\*\* :\w+-badge\[[0-9a-f]+\] (?P<meta>.*)")
+# the chunk-id badge shows only with the "explain" toggle on (issue 20: ids behind the toggle)
+HEADER = re.compile(r"\*\*#\d+\*\* (?::\w+-badge\[[0-9a-f]+\] )?(?P<meta>.*)")
 HOSTILE = ("Research and development expense rose. <script>alert(1)</script> "
            "<img src=x onerror=alert(1)> [x](javascript:alert(1)) ![p](http://evil/x.png) $x^2$")
 
@@ -112,6 +113,9 @@ def test_canary_button_runs_its_query_and_shows_pass(app, sample_index):
     assert at.multiselect(key="ticker").value == ["TSLA"]
     assert len(at.success) == 1, [s.value for s in at.success]
     assert "tesla-rnd-2024" in at.success[0].value and "PASS" in at.success[0].value
+    verdict = unescape(at.success[0].value)  # what was checked and what was seen, in words
+    assert "Checked: a hit in the fused top 3 of TSLA, containing 'research and development'" \
+        in verdict and "Seen: fused #" in verdict and "TSLA FY2024" in verdict
     assert not at.error
     assert all(unescape(h).startswith("TSLA") for h in hit_headers(at)["col-fused"])
 
@@ -131,9 +135,12 @@ def test_empty_question_shows_the_hint_and_no_columns(app, sample_index):
         at.get_by_key("col-fused")
 
 
-def test_overlong_question_shows_a_warning(app, sample_index):
+def test_overlong_question_is_refused_by_the_box(app, sample_index):
+    # issue 20 changed this: the box takes at most 2,000 characters (the search's limit), so a
+    # longer question is refused before it reaches the URL (the browser stops typing at 2,000,
+    # tests/test_browser_app.py); it was searched and then warned about
     at = ask(app(sample_index), "revenue " * 375)  # 3000 characters
-    assert at.warning and "characters long" in at.warning[0].value
+    assert at.text_input(key="q").value == "" and "q" not in at.query_params
     with pytest.raises(KeyError):
         at.get_by_key("col-fused")
 
@@ -219,3 +226,111 @@ def test_a_figure_that_is_not_found_says_what_was_missing(app, sample_index):
         at.get_by_key("answer-figure")
     assert any("No figure answer" in i.value and "inventories for fiscal 2022" in unescape(i.value)
                for i in at.info), [i.value for i in at.info]
+
+
+# --- issue 20: the app as an analyst's tool ------------------------------------------------
+
+
+def test_a_table_hit_is_a_table_with_period_columns_and_a_csv(app, sample_index):
+    at = app(sample_index)
+    at.selectbox(key="type").set_value("table")
+    at = ask(at, "Tesla weighted average shares used in computing net income per share basic")
+    fused = at.get_by_key("col-fused")
+    tables = [e for e in fused if getattr(e, "type", None) == "table"]
+    assert tables, "no table shown in the fused column"
+    columns = [list(t.value.columns) for t in tables]
+    assert any(c[0] == "Line item" and any("2024" in x for x in c) and "2023" in c
+               for c in columns), columns
+    assert not any(all(str(x).strip().isdigit() for x in c[1:]) and "0" in c for c in columns)
+    assert len([b for b in at.download_button if b.label == "Table as CSV"]) >= len(tables)
+
+
+def test_the_company_the_question_names_is_a_filter_the_user_can_remove(app, sample_index):
+    at = ask(app(sample_index), "Tesla research and development expense")
+    assert at.multiselect(key="ticker").value == []  # the user's own filter is untouched
+    assert at.pills[0].value == ["TSLA"]
+    assert {unescape(h).split()[0] for k in COLUMNS for h in hit_headers(at)[k]} == {"TSLA"}
+    at.pills[0].set_value([]).run()
+    assert not at.exception
+    tickers = {unescape(h).split()[0] for k in COLUMNS for h in hit_headers(at)[k]}
+    assert "AAPL" in tickers  # removed: the whole index is searched again
+
+
+def test_a_hand_written_link_with_a_bare_ticker_works(app, sample_index, monkeypatch):
+    monkeypatch.setenv("FINRAG_DATA_DIR", str(sample_index))
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params.update(ticker="tsla", year="2024", q="research and development")
+    at.run()
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    assert at.multiselect(key="ticker").value == ["TSLA"]
+    assert at.multiselect(key="year").value == [2024]
+    assert {unescape(h).split()[0] for h in hit_headers(at)["col-fused"]} == {"TSLA"}
+
+
+def test_a_long_question_in_the_link_is_refused(app, sample_index, monkeypatch):
+    monkeypatch.setenv("FINRAG_DATA_DIR", str(sample_index))
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["q"] = "revenue " * 625  # 5,000 characters
+    at.run()
+    assert not at.exception
+    assert any("5,000 characters long" in w.value and "not searched" in w.value
+               for w in at.warning)
+    with pytest.raises(KeyError):
+        at.get_by_key("col-fused")
+    assert len(at.text_input(key="q").value) <= 2000  # the box, and so the URL, holds no more
+    assert at.text_input(key="q").proto.max_chars == 2000  # the browser takes no more
+
+
+def test_coverage_is_on_the_first_screen_and_the_year_list_follows_the_tickers(app, sample_index):
+    at = app(sample_index)
+    [coverage] = [e.value for e in at.get_by_key("coverage") if e.type == "dataframe"]
+    assert list(coverage["Company"]) == ["AAPL · Apple Inc.", "TSLA · Tesla, Inc."]
+    assert "narrative" in coverage["FY2024"][0] and "table" in coverage["FY2024"][1]
+    at.multiselect(key="ticker").set_value(["TSLA"]).run()
+    assert at.multiselect(key="year").options == ["2024"]
+
+
+def test_an_empty_result_says_which_years_the_chosen_companies_have(app, sample_index):
+    at = app(sample_index)
+    at.session_state["ticker"] = ["TSLA"]
+    at.session_state["year"] = [2023]
+    at = ask(at, "revenue")
+    assert any("No indexed chunk" in i.value and "TSLA: FY2024" in i.value for i in at.info), \
+        [i.value for i in at.info]
+
+
+def test_fused_hits_are_explained_in_words_and_ids_hide_behind_explain(app, sample_index):
+    at = ask(app(sample_index), "supply chain risk")
+    fused = [c.value for c in at.get_by_key("col-fused") if getattr(c, "type", None) == "caption"]
+    assert any(re.fullmatch(r"ranked \\#\d+ by dense and \\#\d+ by BM25", c) for c in fused), fused
+    bodies = column_markdown(at, "col-fused")
+    assert not any("-badge[" in b or "score 0." in b for b in bodies)
+    at.toggle(key="explain").set_value(True).run()
+    bodies = column_markdown(at, "col-fused")
+    assert any("-badge[" in b and "score 0." in b for b in bodies)
+
+
+def test_results_export_as_csv_and_markdown(app, sample_index):
+    at = ask(app(sample_index), "Tesla R&D expense 2024")
+    labels = {b.label for b in at.download_button}
+    assert {"Results as CSV", "Results as Markdown"} <= labels
+
+
+def test_a_hostile_table_cell_is_shown_inert(app, data_dir, fake_embedder):
+    """st.table renders its cells as Markdown: a filing's cell must arrive escaped."""
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    grid = [["", "2024", "2023"],
+            ["Revenue ![p](http://evil/x.png) [x](javascript:alert(1))", "$x^2$", "**1**"]]
+    chunks = [Chunk(chunk_id="c" * 32, ticker="EVIL", fiscal_year=2024, chunk_type="table",
+                    section="Item 8", text="2024 | 2023\nRevenue | $x^2$ | **1**", table=grid,
+                    filing_key="EVIL2024")]
+    write_generation(settings, "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    at = ask(app(data_dir), "revenue")
+    cells = [c for t in at.table for row in t.value.values.tolist() for c in row]
+    assert cells and unescape(" ".join(cells)).count("javascript:alert(1)") >= 1
+    for raw in (r"!\[", r"\]\(javascript:", r"\$x", r"\*\*1"):
+        assert not any(re.search(r"(?<!\\)" + raw, c) for c in cells), raw

@@ -146,3 +146,15 @@ def test_both_weights_zero_is_one_line_and_exit_1(tmp_path, capsys):
                                       str(tmp_path)], capsys)
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "--weights '0,0': both are 0" in err
+
+
+def test_the_company_the_question_names_filters_the_search_unless_turned_off(sample_index, capsys):
+    argv = ["search", "Tesla research and development expense", "--k", "10", "--json",
+            "--data-dir", str(sample_index)]
+    code, out, err = _run(finrag_main, argv, capsys)
+    data = json.loads(out)
+    assert code == 0 and data["filters"]["tickers"] == ["TSLA"]
+    assert "filters from the question: TSLA" in err
+    assert {h["ticker"] for m in ("dense", "bm25", "fused") for h in data[m]} == {"TSLA"}
+    code, out, err = _run(finrag_main, argv + ["--no-auto-filters"], capsys)
+    assert json.loads(out)["filters"]["tickers"] == [] and "filters from" not in err

@@ -155,3 +155,46 @@ def test_citation_gives_the_printed_page_or_says_it_is_the_file_position():
     assert citation(printed).endswith("· p. 35")
     unprinted = _hit("x", section="Item 8", page=3).chunk
     assert citation(unprinted).endswith("· page 3 of the file, no printed number")
+
+
+# --- figures, not years and references; snippets between words; fused rank in words ----------
+
+
+def test_years_and_note_numbers_are_not_highlighted_as_figures():
+    # Home Depot FY2024 10-K, MD&A wording
+    md = highlight_md("Net sales for fiscal 2024 were $159.5 billion, up 4.5% (see Note 5 and "
+                      "Item 7 of this Form 10-K); 53 weeks.", "net sales")
+    assert ":blue-background[\\$159\\.5]" in md and ":blue-background[4\\.5%]" in md
+    for plain in ("2024", "5", "7", "10", "53"):
+        assert f":blue-background[{plain}]" not in md, plain
+
+
+def test_snippet_starts_and_ends_on_word_boundaries():
+    text = ("We may be unable to address our business needs. " * 10 + "Our supply chain "
+            "depends on a limited number of suppliers. " + "We address the risks. " * 20)
+    s = snippet(text, "supply", width=120)
+    inner = s.removeprefix("… ").removesuffix(" …")
+    words = set(text.split())
+    assert inner.split()[0] in words and inner.split()[-1] in words, s
+
+
+def test_a_fused_hit_is_explained_in_words():
+    from finrag.present import explain
+    a, b = (Hit(chunk_id=c * 32, rank=i, score=1.0,
+                chunk=Chunk(chunk_id=c * 32, ticker="MMM", fiscal_year=2018,
+                            chunk_type="narrative", page=40, text="t"))
+            for i, c in ((1, "a"), (2, "b")))
+    both = a.model_copy(update={"dense_rank": 1, "bm25_rank": 2})
+    assert explain(both, [a, b], [b, a]) == "ranked #1 by dense and #2 by BM25"
+    dense_only = a.model_copy(update={"dense_rank": 1})
+    assert explain(dense_only, [a, b], [b, a]) == "ranked #1 by dense only"
+    other = a.model_copy(update={"bm25_rank": 2})
+    assert explain(other, [a], [a, b]) == "ranked #2 by BM25 (another passage on this page) only"
+
+
+def test_a_year_or_a_day_before_a_comma_is_not_a_figure():
+    md = highlight_md("As of February 2, 2025, debt was $53,067 million, up from fiscal 2024, "
+                      "when it was 44,111.", "debt")
+    assert ":blue-background[\\$53,067]" in md and ":blue-background[44,111" in md
+    assert ":blue-background[2,]" not in md and ":blue-background[2025,]" not in md
+    assert ":blue-background[2024,]" not in md

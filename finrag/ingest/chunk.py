@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 
 from finrag.config import MODEL_MAX_TOKENS
 from finrag.models import Block, Chunk, Filing
+from finrag.tablegrid import header_rows
 from finrag.ingest.sections import Section
 
 BUDGET = MODEL_MAX_TOKENS - 16  # margin for rounding between piece counts and joined text
@@ -196,19 +197,11 @@ def table_row_text(row: list[str]) -> str:
     return " | ".join(cell for cell in row if cell.strip())
 
 
-def _header_rows(rows: list[list[str]]) -> int:
-    """Leading rows without a row label (the year / column headings of SEC tables), up to 3."""
-    n = 0
-    while n < min(3, len(rows) - 1) and not rows[n][0].strip():
-        n += 1
-    return n
-
-
 def _table(block: Block, caption: str, count: Counter) -> Iterator[tuple]:
     rows = [r for r in block.rows if any(c.strip() for c in r)]
     if not rows:
         return
-    n_head = _header_rows(rows)
+    n_head = header_rows(rows)  # periods and unit line, repeated on every part
     head, body = rows[:n_head], rows[n_head:]
     prefix = ([caption] if caption else []) + [table_row_text(r) for r in head]
     lines = [table_row_text(r) for r in body]

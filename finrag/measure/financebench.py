@@ -114,16 +114,23 @@ def filters_for(question: Question, mode: str):
     raise ValueError(f"--filter {mode!r}: choose one of {', '.join(FILTER_MODES)}")
 
 
-def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, **search_kw) -> dict:
-    """Run every question through the normal search path; the report `--json` prints."""
+def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: bool = False,
+             **search_kw) -> dict:
+    """Run every question through the normal search path; the report `--json` prints. `auto`:
+    the company / fiscal year each question names become filters, as in the app and CLIs
+    (finrag.autofilter), where `mode` sets none."""
+    from finrag.ask import companies_of
+    from finrag.autofilter import auto_filters
     from finrag.measure.eval import CURVE_DEPTH, METHODS, MethodScores, result_outcomes
 
     overall = {m: MethodScores() for m in METHODS}
     by_type: dict[str, dict[str, MethodScores]] = {}
     misses = []
     for q in questions:
-        result = searcher.search(q.question, filters_for(q, mode), top_k=max(k, CURVE_DEPTH),
-                                 **search_kw)
+        filters = filters_for(q, mode)
+        if auto:
+            filters = auto_filters(q.question, filters, *companies_of(searcher.index)).filters
+        result = searcher.search(q.question, filters, top_k=max(k, CURVE_DEPTH), **search_kw)
         outcomes = result_outcomes(result, q.evidence)
         kind = by_type.setdefault(q.question_type or "unknown", {m: MethodScores() for m in METHODS})
         for m in METHODS:
@@ -142,6 +149,7 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, **sear
     return {
         "questions": len(questions),
         "filter": mode,
+        "auto_filters": auto,
         "k": k,
         "search": {key: list(v) if isinstance(v, tuple) else v for key, v in search_kw.items()},
         "methods": {m: overall[m].summary(k) for m in METHODS},

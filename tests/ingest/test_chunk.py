@@ -92,3 +92,23 @@ def test_every_chunk_of_a_page_carries_the_title_the_page_opens_with():
     assert len(on_42) > 1
     assert {c.heading for c in on_42} == {"NETFLIX, INC. CONSOLIDATED BALANCE SHEETS (in thousands)"}
     assert {c.heading for c in chunks if c.page == 43} == {""}
+
+
+# Home Depot's FY2024 10-K, p. 29 (MD&A, results of operations), rows as the HTML reader gives
+# them: the year row lost its empty label cell, and the unit line carries a row label.
+HD_HEAD = [["", "Fiscal", "Fiscal", "Fiscal", "", "", ""],
+           ["2024", "2023", "2022", "", "", "", ""],
+           ["dollars in millions", "$% of Net Sales", "$% of Net Sales", "$% of Net Sales",
+            "", "", ""]]
+
+
+def test_a_split_table_carries_its_period_rows_and_unit_line_to_every_part():
+    body = [[f"Line item number {i} of the statement", f"{i},100", f"{i}.5", f"{i},300",
+             f"{i}.1", f"{i},400", f"{i}.2"] for i in range(120)]
+    chunks = _chunks([Block(kind="table", text="", rows=HD_HEAD + body)])
+    assert len(chunks) > 1
+    for c in chunks:
+        assert c.table[:3] == HD_HEAD
+        assert c.text.splitlines()[:3] == ["Fiscal | Fiscal | Fiscal", "2024 | 2023 | 2022",
+                                           "dollars in millions | $% of Net Sales | "
+                                           "$% of Net Sales | $% of Net Sales"]
