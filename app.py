@@ -49,7 +49,11 @@ st.markdown("""<style>
 [data-testid="stTable"] td:not(:first-child), [data-testid="stTable"] th:not(:first-child),
 [data-testid="stTable"] td:not(:first-child) p, [data-testid="stTable"] th:not(:first-child) p
 {text-align: right !important;}
-@media (max-width: 1280px) {.block-container {padding-left: 1rem; padding-right: 1rem;}}
+@media (max-width: 1280px) {
+  .block-container {padding-left: 1rem; padding-right: 1rem;}
+  section[data-testid="stSidebar"] {width: 15rem !important; min-width: 15rem !important;}
+  [class*="st-key-col-"] p {font-size: 0.875rem;}
+}
 </style>""", unsafe_allow_html=True)
 LINKED = ("q", "ticker", "year", "type", "k", "rrf_k", "w_dense", "w_bm25", "k_each")
 link = {key: st.query_params.get_all(key) for key in LINKED}  # before the widgets vet them
