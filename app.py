@@ -40,6 +40,7 @@ st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout=
 # Readable text (WCAG AA and well above: captions and quoted evidence in dark grey), tables that
 # keep their figures on one line, and narrower margins so three columns hold at 1024 px.
 st.markdown("""<style>
+[data-testid="stCaptionContainer"] {opacity: 1 !important;}
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #45474f;}
 [data-testid="stMarkdownContainer"] blockquote {color: #1f2029; opacity: 1 !important;
   border-left-color: #8a8d96;}
