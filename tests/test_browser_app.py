@@ -82,8 +82,9 @@ def test_tables_contrast_layout_and_links_in_chromium(sample_index, tmp_path):
             assert ratios and min(ratios) >= 4.5, min(ratios)
             # an overlong question never reaches the URL: the box takes 2,000 characters
             box = page.get_by_label("Question")
-            assert box.get_attribute("maxlength") == "2000"
-            box.fill("revenue " * 625)  # pasted whole: refused by the browser
+            box.fill("revenue " * 625)  # pasted whole: the box refuses it
+            box.press("Enter")
+            settle(page)
             assert len(box.input_value()) <= 2000
             assert len(page.url) < 2000 + len(url) + 100
         finally:
