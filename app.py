@@ -40,6 +40,7 @@ st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout=
 # Readable text (WCAG AA and well above: captions and quoted evidence in dark grey), tables that
 # keep their figures on one line, and narrower margins so three columns hold at 1024 px.
 st.markdown("""<style>
+[data-testid="stCaptionContainer"] {opacity: 1 !important;}
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #45474f;}
 [data-testid="stMarkdownContainer"] blockquote {color: #1f2029; opacity: 1 !important;
   border-left-color: #8a8d96;}
@@ -49,7 +50,11 @@ st.markdown("""<style>
 [data-testid="stTable"] td:not(:first-child), [data-testid="stTable"] th:not(:first-child),
 [data-testid="stTable"] td:not(:first-child) p, [data-testid="stTable"] th:not(:first-child) p
 {text-align: right !important;}
-@media (max-width: 1280px) {.block-container {padding-left: 1rem; padding-right: 1rem;}}
+@media (max-width: 1280px) {
+  .block-container {padding-left: 1rem; padding-right: 1rem;}
+  section[data-testid="stSidebar"] {width: 15rem !important; min-width: 15rem !important;}
+  [class*="st-key-col-"] p {font-size: 0.875rem;}
+}
 </style>""", unsafe_allow_html=True)
 LINKED = ("q", "ticker", "year", "type", "k", "rrf_k", "w_dense", "w_bm25", "k_each")
 link = {key: st.query_params.get_all(key) for key in LINKED}  # before the widgets vet them
