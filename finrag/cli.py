@@ -308,11 +308,13 @@ def _print_canary(r) -> None:
 
 def _eval_financebench(args) -> int:
     """Index the PDFs the questions need (ingest's normal path, cached), then score each method."""
-    from finrag.measure import financebench
     from finrag.embed import Embedder
-    from finrag.search import HybridSearcher
-    from finrag.ingest.build import build  # the CLI is a surface: it wires ingest and search together
+    from finrag.ingest.build import (
+        build,  # the CLI is a surface: it wires ingest and search together
+    )
     from finrag.ingest.progress import Progress
+    from finrag.measure import financebench
+    from finrag.search import HybridSearcher
 
     if not 1 <= args.k <= 100:
         raise ValueError(f"--k {args.k}: choose 1 to 100")
@@ -384,10 +386,10 @@ def _financebench_answers(args, searcher, questions, report) -> int:
 def _eval_figures(args) -> int:
     """Index the filings the questions name (cached in the data dir), then ask each question."""
     from finrag.embed import Embedder
-    from finrag.measure.figures import load_figures, score_figures, table
-    from finrag.search import HybridSearcher
     from finrag.ingest.build import build
     from finrag.ingest.progress import Progress
+    from finrag.measure.figures import load_figures, score_figures, table
+    from finrag.search import HybridSearcher
 
     questions = load_figures(args.questions)
     missing = sorted({str(q.filing) for q in questions if not q.filing.is_file()})

@@ -27,7 +27,7 @@ class Settings:
     )
 
     @classmethod
-    def from_env(cls, data_dir: str | Path | None = None) -> "Settings":
+    def from_env(cls, data_dir: str | Path | None = None) -> Settings:
         s = cls()
         if data_dir is not None:
             s = cls(data_dir=Path(data_dir), qdrant_url=s.qdrant_url, qdrant_api_key=s.qdrant_api_key)

@@ -86,7 +86,7 @@ class Coded:
     codes: np.ndarray
 
     @classmethod
-    def of(cls, items: list[str]) -> "Coded":
+    def of(cls, items: list[str]) -> Coded:
         values, codes = np.unique(np.array(items, dtype=object), return_inverse=True)
         return cls(list(values), codes.astype(np.int32))
 
@@ -185,7 +185,7 @@ class Index:
         self.vectors = self._open_vectors()
 
     @classmethod
-    def open(cls, settings: Settings) -> "Index":
+    def open(cls, settings: Settings) -> Index:
         name = current_generation(settings.data_dir)
         if name is None:
             raise IndexUnavailable(f"no index in {settings.data_dir}: {NO_INDEX_HINT}")

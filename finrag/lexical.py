@@ -37,7 +37,7 @@ class BM25Index:
     @classmethod
     def build(cls, docs: list[list[str]], *, k1: float = 1.5, b: float = 0.75,
               idf: str = "lucene", epsilon: float = 0.25,
-              tokenizer: str = TOKENIZER_VERSION) -> "BM25Index":
+              tokenizer: str = TOKENIZER_VERSION) -> BM25Index:
         if k1 < 0 or not 0 <= b <= 1:
             raise ValueError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         if idf not in ("lucene", "okapi"):
@@ -105,7 +105,7 @@ class BM25Index:
             {**self.params, "n_terms": m.shape[1]}, indent=2, sort_keys=True))
 
     @classmethod
-    def load(cls, directory: Path, expect_tokenizer: str | None = None) -> "BM25Index":
+    def load(cls, directory: Path, expect_tokenizer: str | None = None) -> BM25Index:
         try:
             params = json.loads((directory / PARAMS_FILE).read_text())
         except FileNotFoundError:

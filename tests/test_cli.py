@@ -115,10 +115,10 @@ def test_search_json_hits_carry_page_index_printed_label_and_edgar_link(tmp_path
 
     from finrag.cli import search_json
     from finrag.config import Settings
-    from finrag.models import Filters
-    from finrag.search import HybridSearcher
     from finrag.ingest.build import build
     from finrag.ingest.sample import unpack_sample
+    from finrag.models import Filters
+    from finrag.search import HybridSearcher
 
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
     root = unpack_sample(tmp_path / "data") / "sec-edgar-filings"

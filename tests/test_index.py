@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import shared_path
+
 from finrag.config import Settings
-from finrag.pagevectors import page_context_vectors
 from finrag.models import Chunk, Filters
+from finrag.pagevectors import page_context_vectors
 
 
 def _chunk(n: int, filing: str, page: int | None) -> Chunk:
@@ -63,8 +63,8 @@ def test_page_context_puts_a_statement_page_first_for_a_question_about_it(tmp_pa
     import json
 
     import finrag.config
-    from finrag.search import HybridSearcher
     from finrag.ingest.build import build
+    from finrag.search import HybridSearcher
 
     root = shared_path("financebench")
     pdf = root / "pdfs" / "GENERALMILLS_2020_10K.pdf"

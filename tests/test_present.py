@@ -134,8 +134,8 @@ def test_submission_filename_names_the_document(tmp_path):
     import shutil
     from pathlib import Path
 
-    from finrag.present import edgar_url
     from finrag.ingest.read import read_filing
+    from finrag.present import edgar_url
 
     src = Path(__file__).parent / "fixtures/ingest/sec-edgar-filings/TSLA/10-K/0001564590-20-004475"
     shutil.copytree(src, tmp_path / "TSLA/10-K" / src.name)

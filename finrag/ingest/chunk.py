@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Iterator
 
 from finrag.config import MODEL_MAX_TOKENS
+from finrag.ingest.sections import Section
 from finrag.models import Block, Chunk, Filing
 from finrag.tablegrid import header_rows
-from finrag.ingest.sections import Section
 
 BUDGET = MODEL_MAX_TOKENS - 16  # margin for rounding between piece counts and joined text
 CAPTION_MAX_CHARS = 160

@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from finrag.facts import Fact
-from finrag.models import Chunk, Filing
 from finrag.ingest.chunk import filing_key
 from finrag.ingest.statements import period_fiscal_year, table_statements
 from finrag.ingest.tables import table_facts
 from finrag.ingest.xbrl import has_inline_xbrl, read_xbrl_facts
+from finrag.models import Chunk, Filing
 
 HTML_SUFFIXES = {".htm", ".html", ".txt"}
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from finrag.facts import Fact
-from finrag.models import Block, Filing
 from finrag.ingest.chunk import filing_key
 from finrag.ingest.fiscal import fiscal_year_from_period
 from finrag.ingest.statements import period_fiscal_year, statement_of
+from finrag.models import Block, Filing
 
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
           r"Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")

@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from finrag.models import Block
 from finrag.ingest.read.decode import _decode, _wide_to_utf8
 from finrag.ingest.read.html import _parse_html, html_to_blocks
 from finrag.ingest.read.sgml import _main_document
+from finrag.models import Block
 
 MARK = "86420"  # marker = MARK + 7-digit fact number: reads as a number to the table logic
 _MARK = re.compile(MARK + r"(\d{7})")

@@ -35,12 +35,12 @@ HNSW_EF = 128  # candidates an unfiltered query keeps while walking the graph (l
 
 
 class EdgeStore:
-    def __init__(self, shard: "qe.EdgeShard", path: Path) -> None:
+    def __init__(self, shard: qe.EdgeShard, path: Path) -> None:
         self._shard = shard
         self.path = path
 
     @classmethod
-    def create(cls, path: Path, dim: int) -> "EdgeStore":
+    def create(cls, path: Path, dim: int) -> EdgeStore:
         config = qe.EdgeConfig(
             vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine),
             hnsw_config=qe.HnswIndexConfig(**HNSW),
@@ -55,7 +55,7 @@ class EdgeStore:
         return cls(shard, path)
 
     @classmethod
-    def open(cls, path: Path) -> "EdgeStore":
+    def open(cls, path: Path) -> EdgeStore:
         if not (path / "edge_config.json").exists():
             raise ValueError(f"no vector store at {path}: rebuild the index")
         try:
@@ -99,7 +99,7 @@ class EdgeStore:
         self._shard.close()
 
 
-def _filter(filters: Filters) -> "qe.Filter | None":
+def _filter(filters: Filters) -> qe.Filter | None:
     """One value asks for that value (MatchValue), several for any of them (MatchAny): the same
     points either way, but the engine's exact filtered scan is faster with MatchValue (at 100k
     points, ticker + year 1.2 ms against 2.6 ms, ticker alone 3.3 against 4.0)."""

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, FakeEmbedder
+
 from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.index import Index, current_generation
@@ -189,8 +189,8 @@ def test_if_missing_skips_a_usable_index_and_names_the_fix_for_an_old_one(built,
 
 
 def test_the_model_embeds_each_chunk_under_its_page_title_once():
-    from finrag.views import dense_text
     from finrag.models import Chunk
+    from finrag.views import dense_text
 
     def chunk(text, heading=""):
         return Chunk(chunk_id="0" * 32, ticker="AAPL", fiscal_year=2024, chunk_type="table",

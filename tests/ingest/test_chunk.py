@@ -1,9 +1,9 @@
 """Chunking: narrative passages fit the model window; tables stay whole or split with headers."""
 
 from finrag.embed import TokenCounter
-from finrag.models import Block, Filing
-from finrag.ingest.chunk import BUDGET, chunk_filing
+from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.sections import Section
+from finrag.models import Block, Filing
 
 COUNT = TokenCounter().count
 

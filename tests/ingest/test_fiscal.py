@@ -7,8 +7,8 @@ import re
 from datetime import date
 
 import pytest
-
 from conftest import shared_path
+
 from finrag.ingest.download import fiscal_year as download_fiscal_year
 from finrag.ingest.fiscal import fiscal_year_from_period
 from finrag.ingest.read import parse_sgml_header, read_filing

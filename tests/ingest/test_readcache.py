@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FakeEmbedder, shared_path, word_count
+
 from finrag.config import Settings
 from finrag.ingest import build as build_module
 from finrag.ingest.build import build

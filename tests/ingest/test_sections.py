@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from finrag.models import Block
 from finrag.ingest.read import html_to_blocks, read_filing, text_to_blocks
 from finrag.ingest.sections import COVER, split_sections
+from finrag.models import Block
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 SHARED = Path(os.environ.get("FINRAG_SHARED_DATA")

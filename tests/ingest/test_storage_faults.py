@@ -25,12 +25,12 @@ from conftest import REPO, FakeEmbedder, word_count
 from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import GENERATIONS, Index
-from finrag.search import HybridSearcher
 from finrag.ingest import build as build_module
 from finrag.ingest.build import build
 from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.cli import status_json
 from finrag.ingest.sample import unpack_sample
+from finrag.search import HybridSearcher
 
 pytestmark = pytest.mark.slow  # builds against read-only and full file systems
 

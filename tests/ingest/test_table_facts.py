@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from finrag.models import Block, Filing
 from finrag.ingest.facts import extract_facts
 from finrag.ingest.read import read_filing
 from finrag.ingest.tables import table_facts, tokens
+from finrag.models import Block, Filing
 from tests.conftest import shared_path
 
 

@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
-
 from conftest import FakeEmbedder, shared_path
+
 from finrag import cli
 from finrag.measure.eval import MethodScores, Outcome, first_hit, ndcg
 from finrag.measure.financebench import Document, Question, evaluate

@@ -8,17 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import FakeEmbedder
+
 from finrag.config import Settings
 from finrag.embed import TokenCounter
-from finrag.models import Block
-from finrag.measure import fuzz as fuzzing
 from finrag.ingest.build import build
 from finrag.ingest.cli import main
-from finrag.measure.fuzz import BUGS, MUTATIONS, make_case, run_case, seed_bytes, write_case
 from finrag.ingest.read import ReadError, parse_sgml_header, read_filing
 from finrag.ingest.sections import _Heading, _keep_in_order
+from finrag.measure import fuzz as fuzzing
+from finrag.measure.fuzz import BUGS, MUTATIONS, make_case, run_case, seed_bytes, write_case
+from finrag.models import Block
 
 COUNT = TokenCounter().count
 GOOD = "MRX/10-K/0000950153-99-001234/primary-document.html"
@@ -150,9 +150,9 @@ def test_the_safety_net_marks_its_errors_as_internal(tmp_path, monkeypatch):
 
 
 def test_a_block_with_only_spaces_yields_no_chunk():
-    from finrag.models import Filing
     from finrag.ingest.chunk import chunk_filing
     from finrag.ingest.sections import split_sections
+    from finrag.models import Filing
 
     blocks = [Block(kind="text", text="Item 1. Business"), Block(kind="text", text="   ")]
     filing = Filing(ticker="X", fiscal_year=2020, source="x", blocks=blocks)

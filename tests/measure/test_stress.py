@@ -11,9 +11,9 @@ from conftest import SAMPLE_SUBSET, FakeEmbedder
 from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import current_generation
+from finrag.measure.stress import Query, _ask, default_queries, run_stress
 from finrag.models import Filters
 from finrag.search import HybridSearcher
-from finrag.measure.stress import Query, _ask, default_queries, run_stress
 
 QUERIES = [
     Query("services revenue", Filters()),

@@ -21,10 +21,10 @@ import finrag.store.clients
 from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import Index, current_generation
-from finrag.models import Filters
-from finrag.search import HybridSearcher
 from finrag.ingest.build import build
 from finrag.ingest.cli import main as ingest_main
+from finrag.models import Filters
+from finrag.search import HybridSearcher
 
 # Two real 10-Ks of different companies: team A indexes one, team B the other.
 MEDICIS = "ingest/other/0000950153-99-001234/primary-document.html.gz"

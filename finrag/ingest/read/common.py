@@ -10,7 +10,6 @@ from pathlib import Path
 
 from finrag.models import Block
 
-
 UNIT_MARKERS = ("full-submission.txt", "primary-document.html", "filing-details.html")
 LOOSE_SUFFIXES = {".htm", ".html", ".txt", ".pdf"}
 TEN_K_FORMS = re.compile(r"^10-K(405|T|SB|SB40|T405)?(/A)?$")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import re
 
-
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")  # C0 controls but tab, newlines, form feed
 
 

@@ -8,12 +8,18 @@ import re
 from pathlib import Path
 
 from finrag.ingest.fiscal import fiscal_year_from_period
-from finrag.ingest.read.common import ReadError, TEN_K_FORMS, _ACCESSION, _Doc, _TICKER, _label
+from finrag.ingest.read.common import _ACCESSION, _TICKER, TEN_K_FORMS, ReadError, _Doc, _label
 from finrag.ingest.read.decode import _CONTROLS, _decode, _is_binary, _wide_to_utf8
 from finrag.ingest.read.html import _read_html
 from finrag.ingest.read.locate import _is_submission_name
 from finrag.ingest.read.pdf import _read_pdf
-from finrag.ingest.read.sgml import _main_document, _meta_from_header, _sgml_documents, parse_sgml_header, submission_document_name
+from finrag.ingest.read.sgml import (
+    _main_document,
+    _meta_from_header,
+    _sgml_documents,
+    parse_sgml_header,
+    submission_document_name,
+)
 from finrag.ingest.read.text import _read_plain
 from finrag.models import Filing
 

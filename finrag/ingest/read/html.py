@@ -10,11 +10,10 @@ import lxml.html
 from lxml import etree
 
 from finrag.ingest.pagelabels import label_pages
-from finrag.ingest.read.common import ReadError, _Doc, _NUMBER, _label, _merge_cells, _norm
+from finrag.ingest.read.common import _NUMBER, ReadError, _Doc, _label, _merge_cells, _norm
 from finrag.ingest.read.decode import _decode
 from finrag.ingest.read.meta import _cover_meta, _dei_meta, ixbrl_document_name
 from finrag.models import Block
-
 
 _BLOCK_TAGS = {
     "div", "p", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "br", "hr",

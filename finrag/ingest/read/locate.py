@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from finrag.ingest.read.common import LOOSE_SUFFIXES, ReadError, UNIT_MARKERS
+from finrag.ingest.read.common import LOOSE_SUFFIXES, UNIT_MARKERS, ReadError
 
 
 def locate(paths: list[Path]) -> list[Path]:

@@ -8,7 +8,6 @@ import re
 from finrag.ingest.read.common import TEN_K_FORMS
 from finrag.ingest.read.meta import _parse_date
 
-
 _HEADER_LINE = re.compile(r"^([A-Z][A-Z0-9 &/\-.]*?):[ \t]*(.*)$")  # on stripped lines
 
 

@@ -6,7 +6,17 @@ import re
 from pathlib import Path
 
 from finrag.ingest.pagelabels import page_mark
-from finrag.ingest.read.common import ReadError, _Doc, _FOOTER, _NUMBER, _PAGE_NUMBER, _PREFIX, _label, _merge_cells, _norm
+from finrag.ingest.read.common import (
+    _FOOTER,
+    _NUMBER,
+    _PAGE_NUMBER,
+    _PREFIX,
+    ReadError,
+    _Doc,
+    _label,
+    _merge_cells,
+    _norm,
+)
 from finrag.ingest.read.meta import _cover_meta
 from finrag.models import Block
 
