@@ -424,7 +424,8 @@ def _days_or_turn(book: Book, avg_key: str, flow: Figure, year: int, days: bool)
 def _metric_year(q: Question, book: Book, year: int) -> Step:
     """The metric `q.metric` for one fiscal year."""
     m = q.metric
-    g = lambda key: book.get(key, year)
+    def g(key):
+        return book.get(key, year)
     if m in ("gross_margin", "operating_margin", "net_margin", "ebitda_margin", "item_margin"):
         num = _margin_numerator(q, book, year)
         return _ratio(num, g("revenue"), pct=True)
@@ -486,8 +487,10 @@ def _metric_year(q: Question, book: Book, year: int) -> Step:
 
 # items each metric's formula uses (to check the question's own definition against)
 USES = {
-    "gross_margin": {"gross_profit", "revenue", "cogs"}, "operating_margin": {"operating_income", "revenue"},
-    "net_margin": {"net_income", "revenue"}, "ebitda_margin": {"operating_income", "dna", "revenue"},
+    "gross_margin": {"gross_profit", "revenue", "cogs"},
+    "operating_margin": {"operating_income", "revenue"},
+    "net_margin": {"net_income", "revenue"},
+    "ebitda_margin": {"operating_income", "dna", "revenue"},
     "ebitda": {"operating_income", "dna"}, "fcf": {"cfo", "capex"},
     "working_capital": {"current_assets", "current_liabilities"},
     "current_ratio": {"current_assets", "current_liabilities"},

@@ -118,9 +118,11 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
     if inferred and outcome.answer is not None:
-        outcome.answer.text += f" (company {inferred} read from the passages: the question names none)"
+        outcome.answer.text += (f" (company {inferred} read from the passages:"
+                                " the question names none)")
     if defaulted and outcome.answer is not None:
-        outcome.answer.text += f" (fiscal {defaulted}, the latest indexed: the question names no year)"
+        outcome.answer.text += (f" (fiscal {defaulted}, the latest indexed:"
+                                " the question names no year)")
     asked = Asked(q, outcome, result)
     if outcome.answer is not None:
         asked.citations = citations(index, outcome.answer)

@@ -101,7 +101,8 @@ def _problem(err: dict) -> str:
 
 
 def run_canary(searcher, canary: Canary) -> CanaryResult:
-    result = searcher.search(canary.query, canary.filters(), top_k=max(canary.k, canary.expect.within))
+    result = searcher.search(canary.query, canary.filters(),
+                             top_k=max(canary.k, canary.expect.within))
     hits = getattr(result, canary.expect.method)[: canary.expect.within]
     failures = _filter_violations(result, canary.filters())
     if not any(_qualifies(h, canary.expect) for h in hits):

@@ -21,7 +21,8 @@ PAGE_CONTEXT = 0.5
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = field(default_factory=lambda: Path(os.environ.get("FINRAG_DATA_DIR", "data")))
-    qdrant_url: str | None = field(default_factory=lambda: os.environ.get("FINRAG_QDRANT_URL") or None)
+    qdrant_url: str | None = field(
+        default_factory=lambda: os.environ.get("FINRAG_QDRANT_URL") or None)
     qdrant_api_key: str | None = field(
         default_factory=lambda: os.environ.get("FINRAG_QDRANT_API_KEY") or None
     )
@@ -30,5 +31,6 @@ class Settings:
     def from_env(cls, data_dir: str | Path | None = None) -> Settings:
         s = cls()
         if data_dir is not None:
-            s = cls(data_dir=Path(data_dir), qdrant_url=s.qdrant_url, qdrant_api_key=s.qdrant_api_key)
+            s = cls(data_dir=Path(data_dir), qdrant_url=s.qdrant_url,
+                    qdrant_api_key=s.qdrant_api_key)
         return s

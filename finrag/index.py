@@ -16,8 +16,9 @@ Layout of a data directory::
                             finrag-<id>-gen-NNNNNN (finrag.store.names)
 
 Readers never see a half-built index: a build writes a new generation under a temporary name,
-renames it into place, and only then points CURRENT at it (finrag.generation). A reader keeps serving the
-generation it opened and switches when CURRENT names another one (`Index.is_stale`).
+renames it into place, and only then points CURRENT at it (finrag.generation). A reader keeps
+serving the generation it opened and switches when CURRENT names another one
+(`Index.is_stale`).
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"cogs|cost of (?:goods sold|sales|revenues?|products sold|goods and services sold)",
              _g("CostOfGoodsAndServicesSold", "CostOfRevenue", "CostOfGoodsSold",
                 "CostOfGoodsAndServiceExcludingDepreciationDepletionAndAmortization"),
-             r"(?:total )?cost of (?:goods sold|sales|revenues?|products sold|goods and services sold"
+             r"(?:total )?cost of (?:goods sold|sales|revenues?|products sold"
+             r"|goods and services sold"
              r"|net revenues?)(?: excluding [a-z ,]+)?"
              r"|cost of sales, buying and occupancy|costs? of products and services sold",
              "income"),
@@ -86,7 +87,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              _g("ResearchAndDevelopmentExpense",
                 "ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost"),
              r"research(?:,)? (?:and|&) development(?: expenses?)?", "income"),
-    LineItem("sga", "selling, general and administrative", r"sg&a|selling general and administrative",
+    LineItem("sga", "selling, general and administrative",
+             r"sg&a|selling general and administrative",
              _g("SellingGeneralAndAdministrativeExpense"),
              r"selling general and administrative(?: expenses?)?", "income"),
     LineItem("opex", "total operating expenses", r"(?:total )?operating expenses|opex",
@@ -95,7 +97,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"diluted (?:eps|earnings per share|net income per share)|(?:eps|earnings per share)"
              r"(?: diluted)?",
              _g("EarningsPerShareDiluted"),
-             r"diluted(?: earnings per share| net income per share)?|diluted (?:earnings|net income)"
+             r"diluted(?: earnings per share| net income per share)?"
+             r"|diluted (?:earnings|net income)"
              r" per (?:common )?share|(?:net )?(?:earnings|income) per share diluted",
              "income"),
     LineItem("eps_basic", "basic earnings per share",
@@ -140,7 +143,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
     LineItem("buybacks", "repurchases of common stock",
              r"buybacks?|share repurchases?|stock repurchases?|repurchases? of (?:common )?stock",
              _g("PaymentsForRepurchaseOfCommonStock"),
-             r"(?:repurchases?|purchases?) of (?:common|treasury|company) stock|common stock repurchased",
+             r"(?:repurchases?|purchases?) of (?:common|treasury|company) stock"
+             r"|common stock repurchased",
              "cash_flow", outflow=True),
     LineItem("current_assets", "total current assets", r"(?:total )?current assets",
              _g("AssetsCurrent"), r"total current assets", "balance", instant=True),
@@ -186,7 +190,8 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"(?:unearned|deferred) revenues?(?: current)?|contract liabilit(?:y|ies)",
              _g("ContractWithCustomerLiabilityCurrent", "DeferredRevenueCurrent",
                 "ContractWithCustomerLiability", "DeferredRevenue"),
-             r"(?:unearned|deferred) revenues?(?: current)?|contract liabilit(?:y|ies)(?: current)?",
+             r"(?:unearned|deferred) revenues?(?: current)?"
+             r"|contract liabilit(?:y|ies)(?: current)?",
              "balance", instant=True),
     LineItem("long_term_debt", "long-term debt",
              r"long term debt",

@@ -152,7 +152,8 @@ def highlight_md(text: str, query: str) -> str:
 _YEAR_ONLY = re.compile(r"\(?(?:19|20)\d\d\)?")
 _REFERENCE = re.compile(r"\b(?:note|notes|item|items|form|part|section|rule|exhibit|page|level"
                         r"|tier|schedule|article|chapter|no\.|january|february|march|april|may"
-                        r"|june|july|august|september|october|november|december)\s*$", re.IGNORECASE)
+                        r"|june|july|august|september|october|november|december)\s*$",
+                        re.IGNORECASE)
 
 
 def is_figure(token: str, before: str = "") -> bool:

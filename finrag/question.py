@@ -174,7 +174,8 @@ def _years(low: str) -> tuple[tuple[int, ...], str | None, list[tuple[int, int]]
     m = _DATE.search(low)
     if m:
         date = f"{int(m.group(3)):04d}-{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}"
-    for m in re.finditer(rf"(?:{_FY})?(\d{{4}}|\d{{2}})\s*(?:-|to|through)\s*(?:{_FY})?(\d{{4}}|\d{{2}})\b",
+    for m in re.finditer(rf"(?:{_FY})?(\d{{4}}|\d{{2}})\s*(?:-|to|through)\s*"
+                         rf"(?:{_FY})?(\d{{4}}|\d{{2}})\b",
                          low):
         if not re.match(_FY, m.group(0)) and (len(m.group(1)) == 2 or len(m.group(2)) == 2):
             continue  # "10-K", "3-for-1": two-digit years only after FY / fiscal
@@ -238,7 +239,8 @@ def company_names(name: str) -> list[str]:
     return [n for n in dict.fromkeys(names) if n]
 
 
-def _company(raw: str, norm: str, companies: dict[str, str], filters) -> tuple[tuple[str, ...], set[str]]:
+def _company(raw: str, norm: str, companies: dict[str, str],
+             filters) -> tuple[tuple[str, ...], set[str]]:
     """Tickers the question names (by ticker or name), in the order named; else the filter's."""
     allowed = set(filters.tickers) if filters is not None and filters.tickers else None
     found: list[tuple[int, str, list[str]]] = []

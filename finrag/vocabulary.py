@@ -57,7 +57,8 @@ _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
     (r"working capital|current ratio|liquidity ratio",
      "total current assets total current liabilities", (BS,)),
     (r"quick ratio|acid test",
-     "cash and cash equivalents marketable securities accounts receivable total current liabilities",
+     "cash and cash equivalents marketable securities accounts receivable"
+     " total current liabilities",
      (BS,)),
     (r"free cash ?flows?|fcf|cash ?flow conversion|cash conversion",
      "net cash provided by operating activities purchases of property and equipment", (CF,)),
@@ -123,8 +124,8 @@ def _pairs(words: str) -> set[str]:
 # with "total", "current" and "liabilities" scattered over it. Pairs of the statement titles are
 # left out: every chunk's BM25 text already carries its page's title, so doubling them would lift
 # every statement page of every filing alike. Only these pairs are indexed, so the BM25
-# vocabulary grows by their number, not by every word pair of every chunk. The index records their fingerprint; a change to the
-# wording asks for a rebuild.
+# vocabulary grows by their number, not by every word pair of every chunk. The index records
+# their fingerprint; a change to the wording asks for a rebuild.
 PHRASES = frozenset(set().union(*(_pairs(w) for _, w, _ in _LINE_ITEMS))
                     - set().union(*(_pairs(t) for t in (IS, BS, CF))))
 PHRASES_FINGERPRINT = hashlib.sha256(" ".join(sorted(PHRASES)).encode()).hexdigest()[:12]

@@ -50,7 +50,8 @@ def test_an_outflow_printed_negative_in_a_table_is_stated_positive():
 
 
 def test_the_unit_asked_converts_the_printed_figure():
-    f = fact("Dividends paid", -403, 2020, statement="cash_flow", concept="us-gaap:PaymentsOfDividends")
+    f = fact("Dividends paid", -403, 2020, statement="cash_flow",
+             concept="us-gaap:PaymentsOfDividends")
     out = answer(parse("How much (in USD billions) did 3M pay out in cash dividends for FY2020?",
                        CO), [f])
     assert out.answer.unit == "USD billions"
@@ -111,7 +112,8 @@ def test_free_cash_flow():
 def test_a_three_year_average_margin():
     facts = []
     for y, oi, rev in [(2019, 10, 100), (2020, 20, 100), (2021, 30, 100)]:
-        facts += [fact("Operating income", oi, y, concept="us-gaap:OperatingIncomeLoss", filing=2021),
+        facts += [fact("Operating income", oi, y, concept="us-gaap:OperatingIncomeLoss",
+                       filing=2021),
                   revenue(y, rev, filing=2021)]
     q = parse("What is the FY2019 - FY2021 3 year average operating income % margin for 3M? "
               "Answer in units of percents and round to one decimal place.", CO)
@@ -141,7 +143,8 @@ def test_dpo_follows_the_question_definition_with_the_change_in_inventory():
 
 def test_a_definition_with_items_the_formula_does_not_use_is_refused():
     facts = [revenue(2020, 10), capex(2020, 1)]
-    q = parse("What is the FY2020 free cash flow of 3M? FCF is defined as net income minus capex.", CO)
+    q = parse("What is the FY2020 free cash flow of 3M? "
+              "FCF is defined as net income minus capex.", CO)
     out = answer(q, facts)
     assert out.answer is None and "net income" in out.reason
 
@@ -227,10 +230,12 @@ def test_a_section_heading_before_the_row_label_is_read_past():
 def test_interest_expense_printed_negative_is_an_expense():
     facts = [fact("Operating earnings", 9137, 2024, concept="us-gaap:OperatingIncomeLoss"),
              fact("Interest expense, net", -2160, 2024, source="table")]
-    assert answer(parse("3M interest coverage 2024", CO), facts).answer.value == pytest.approx(4.23, abs=0.005)
+    assert (answer(parse("3M interest coverage 2024", CO), facts).answer.value
+            == pytest.approx(4.23, abs=0.005))
 
 
 def test_a_per_share_question_is_not_answered_with_a_total():
-    f = fact("Dividends paid", -8359, 2024, statement="cash_flow", concept="us-gaap:PaymentsOfDividends")
+    f = fact("Dividends paid", -8359, 2024, statement="cash_flow",
+             concept="us-gaap:PaymentsOfDividends")
     out = answer(parse("3M dividends paid per share 2024", CO), [f])
     assert out.answer is None and "per share" in out.reason

@@ -24,9 +24,11 @@ def test_a_line_only_one_company_prints_names_the_company():
 
 def test_no_company_when_passages_disagree_or_only_one_holds_the_words():
     q = parse("iPhone net sales FY2024")
-    assert _company_from_passages(q, _result(("AAPL", "iPhone sales"), ("HD", "iPhone cases"))) is None
+    assert _company_from_passages(
+        q, _result(("AAPL", "iPhone sales"), ("HD", "iPhone cases"))) is None
     assert _company_from_passages(q, _result(("AAPL", "iPhone sales"), ("AAPL", "Mac"))) is None
-    assert _company_from_passages(parse("capex 2024"), _result(("AAPL", "capex"), ("AAPL", "capex"))) is None
+    assert _company_from_passages(
+        parse("capex 2024"), _result(("AAPL", "capex"), ("AAPL", "capex"))) is None
 
 
 def test_years_needed():

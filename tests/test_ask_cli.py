@@ -33,7 +33,8 @@ def test_a_stated_figure_as_json(sample_index, capsys):
     c = a["citations"][0]
     assert (c["ticker"], c["line_label"], c["statement"]) == ("TSLA", "Research and development",
                                                               "income")
-    assert data["passages"] and {"chunk_id", "rank", "ticker", "page", "text"} <= set(data["passages"][0])
+    assert data["passages"] and (
+        {"chunk_id", "rank", "ticker", "page", "text"} <= set(data["passages"][0]))
 
 
 def test_a_change_as_json(sample_index, capsys):

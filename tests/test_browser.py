@@ -48,7 +48,8 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
 
 @contextmanager
 def served_app(data_dir: Path, log_path: Path):
-    """`streamlit run app.py` over `data_dir` on a free local port; yields its URL, stops it after."""
+    """`streamlit run app.py` over `data_dir` on a free local port; yields its URL, stops it
+    after."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "FINRAG_DATA_DIR": str(data_dir),
@@ -108,9 +109,11 @@ def test_question_in_a_real_browser(sample_index, tmp_path):
 
                 timings["cold_enter_to_results_s"] = ask("Tesla R&D expense", "TSLA FY2024")
                 for label in ("Dense", "BM25", "Fused (RRF)"):
-                    sync_api.expect(page.get_by_role("heading", name=label, exact=True)).to_be_visible()
+                    sync_api.expect(
+                        page.get_by_role("heading", name=label, exact=True)).to_be_visible()
                 for key in ("col-dense", "col-bm25", "col-fused"):
-                    assert page.locator(f".st-key-{key}").get_by_text("TSLA FY2024").count() > 0, key
+                    assert page.locator(f".st-key-{key}").get_by_text(
+                        "TSLA FY2024").count() > 0, key
                 sync_api.expect(page.locator(".st-key-answer")).to_be_visible()
                 answer = page.locator(".st-key-answer-figure")  # the figure, above the columns
                 sync_api.expect(answer.get_by_text("$4,540 million").first).to_be_visible()

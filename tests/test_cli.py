@@ -18,7 +18,8 @@ def _run(main, argv, capsys):
 
 def test_search_json_has_three_lists_with_provenance(sample_index, capsys):
     code, out, _ = _run(finrag_main, ["search", "Tesla R&D expense", "--ticker", "TSLA",
-                                      "--k", "5", "--json", "--data-dir", str(sample_index)], capsys)
+                                      "--k", "5", "--json", "--data-dir", str(sample_index)],
+                        capsys)
     data = json.loads(out)
     assert code == 0 and data["query"] == "Tesla R&D expense"
     assert data["filters"]["tickers"] == ["TSLA"]

@@ -88,7 +88,8 @@ def test_search_refuses_unusable_input_in_one_line(sample_index, argv, message):
 
 @pytest.mark.parametrize("ticker", ["ZZZZ", "<script>alert(1)</script>", "'; DROP TABLE--", "%"])
 def test_search_unknown_ticker_is_a_note_and_no_hits(sample_index, ticker):
-    proc = finrag("search", "revenue", "--ticker", ticker, "--json", "--data-dir", str(sample_index))
+    proc = finrag("search", "revenue", "--ticker", ticker, "--json",
+                  "--data-dir", str(sample_index))
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip().splitlines() == [
         f"note: ticker {ticker.strip().upper()} is not indexed (indexed: AAPL, TSLA)"]

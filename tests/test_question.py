@@ -82,7 +82,8 @@ def test_company_names():
 @pytest.mark.parametrize("text, items, metric", [
     ("Coca-Cola COGS 2024", ["cogs"], None),
     ("What is the FY2016 COGS for Microsoft? Please state answer in USD millions.", ["cogs"], None),
-    ("how much did Block generate in cash flow from operating activities in FY2020?", ["cfo"], None),
+    ("how much did Block generate in cash flow from operating activities in FY2020?",
+     ["cfo"], None),
     ("Meta operating margin 2024", [], "operating_margin"),
     ("FY2015 depreciation and amortization (D&A from cash flow statement) % margin", ["dna"],
      "item_margin"),

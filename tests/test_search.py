@@ -15,15 +15,22 @@ from finrag.models import Chunk, Filters
 from finrag.search import NO_MATCH, HybridSearcher, QueryError
 
 TEXTS = {
-    ("AAPL", 2023, "narrative"): "Services net sales increased due to higher advertising and cloud services revenue.",
-    ("AAPL", 2024, "narrative"): "Services revenue grew again, led by the App Store and advertising.",
-    ("AAPL", 2023, "table"): "Net sales by category\nServices | 85,200 | 78,129\niPhone | 200,583 | 205,489",
-    ("TSLA", 2024, "narrative"): "Research and development expense increased as we expanded AI training compute.",
+    ("AAPL", 2023, "narrative"): ("Services net sales increased due to higher advertising"
+                                  " and cloud services revenue."),
+    ("AAPL", 2024, "narrative"): (
+        "Services revenue grew again, led by the App Store and advertising."),
+    ("AAPL", 2023, "table"): ("Net sales by category\nServices | 85,200 | 78,129"
+                              "\niPhone | 200,583 | 205,489"),
+    ("TSLA", 2024, "narrative"): ("Research and development expense increased as we expanded"
+                                  " AI training compute."),
     ("TSLA", 2024, "table"): "Research and development | 4,540 | 3,969\nSG&A | 5,150 | 4,800",
-    ("NVDA", 2024, "narrative"): "Data Center revenue grew on strong demand for our Hopper GPU platform.",
-    ("HD", 2024, "narrative"): "Supply chain disruptions could adversely affect our ability to stock stores.",
+    ("NVDA", 2024, "narrative"): ("Data Center revenue grew on strong demand"
+                                  " for our Hopper GPU platform."),
+    ("HD", 2024, "narrative"): ("Supply chain disruptions could adversely affect"
+                                " our ability to stock stores."),
 }
-BOILERPLATE = "Forward-looking statements involve risks and uncertainties that could cause results to differ."
+BOILERPLATE = ("Forward-looking statements involve risks and uncertainties"
+               " that could cause results to differ.")
 
 
 def make_chunks() -> list[Chunk]:

@@ -68,4 +68,5 @@ def test_line_items_bring_the_title_of_the_statement_they_are_printed_on_once():
 def test_a_statement_the_query_already_asks_for_is_not_added_again():
     got = expand("cash flow statement capex")
     assert sum("consolidated statements of cash flows" in e for e in got) == 1
-    assert sum("consolidated balance sheets" in e for e in expand("balance sheet working capital")) == 1
+    assert sum("consolidated balance sheets" in e
+               for e in expand("balance sheet working capital")) == 1

@@ -43,7 +43,8 @@ def test_the_wheel_ships_the_package_data_and_no_generic_top_level_module(wheel)
     assert b"Requires-Dist: qdrant-edge-py==0.9.0" in meta
     entry = [n for n in names if n.endswith("entry_points.txt")][0]
     scripts = zipfile.ZipFile(wheel).read(entry).decode()
-    assert "finrag = finrag.cli:main" in scripts and "finrag-ingest = finrag.ingest.cli:main" in scripts
+    assert "finrag = finrag.cli:main" in scripts
+    assert "finrag-ingest = finrag.ingest.cli:main" in scripts
 
 
 @pytest.mark.slow

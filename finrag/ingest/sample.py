@@ -1,5 +1,6 @@
 """The bundled sample: five real 10-Ks (AAPL FY2023 + FY2024, NVDA FY2024, TSLA FY2024,
-HD FY2024), gzip-compressed in `finrag/ingest/sample_filings/`, unpacked into the data dir to be indexed."""
+HD FY2024), gzip-compressed in `finrag/ingest/sample_filings/`, unpacked into the data dir to be
+indexed."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ fixed-zero / zero-dash, numwordsen). The value is kept in the unit the filing pr
 a fact with scale 6 printed "23,783" is 23783 "USD millions" (sign="-" negates it).
 
 Where it is printed: the document is read a second time by the reader's own block walk
-(`finrag.ingest.read.html.html_to_blocks`), with each fact's displayed text swapped for a numeric marker,
-so every fact lands on exactly the page and table row the reader gives the chunks, with no
+(`finrag.ingest.read.html.html_to_blocks`), with each fact's displayed text swapped for a numeric
+marker, so every fact lands on exactly the page and table row the reader gives the chunks, with no
 second copy of the page-splitting rules. Facts the reader never prints (inside `ix:header` /
 `ix:hidden`, or `display:none`) get no page and are left out.
 """

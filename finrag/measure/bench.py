@@ -194,7 +194,8 @@ def _embed_paths(embedder, queries: list[str]) -> dict:
     out = {name: _pcts(v) for name, v in samples.items()}
     out["speedup_p50"] = round(out["st_encode"]["p50"] / out["query_path"]["p50"], 2)
     if "query_path_torch" in out:
-        out["onnx_speedup_p50"] = round(out["query_path_torch"]["p50"] / out["query_path"]["p50"], 2)
+        out["onnx_speedup_p50"] = round(
+            out["query_path_torch"]["p50"] / out["query_path"]["p50"], 2)
     return out
 
 
@@ -280,7 +281,8 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
 
 
 def _subprocess_query_phase(data_dir: Path, queries: list[str]) -> dict:
-    code = ("import json,sys; from finrag.measure.bench import query_phase; from pathlib import Path; "
+    code = ("import json,sys; from finrag.measure.bench import query_phase; "
+            "from pathlib import Path; "
             "print(json.dumps(query_phase(Path(sys.argv[1]), json.loads(sys.argv[2]))))")
     env = {**os.environ, "FINRAG_QDRANT_URL": ""}
     out = subprocess.run([sys.executable, "-c", code, str(data_dir), json.dumps(queries)],

@@ -41,7 +41,8 @@ def load_figures(path: Path) -> list[FigureQuestion]:
     """The questions of a figures .jsonl; `filing` is relative to the file's folder's parent."""
     path = Path(path)
     if not path.is_file():
-        raise DataError(f"{path}: not found (a figures .jsonl, e.g. ../shared/data/eval/figures.dev.jsonl)")
+        raise DataError(f"{path}: not found (a figures .jsonl, "
+                        "e.g. ../shared/data/eval/figures.dev.jsonl)")
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

@@ -45,7 +45,8 @@ def load(questions_file: Path, pdfs_dir: Path, doc_index: Path) -> tuple[list[Qu
     """The questions that can be evaluated, and one line for each that cannot."""
     for path in (questions_file, pdfs_dir, doc_index):
         if not Path(path).exists():
-            raise DataError(f"{path}: not found (FinanceBench: questions.jsonl, pdfs/, doc_index.csv)")
+            raise DataError(f"{path}: not found "
+                            "(FinanceBench: questions.jsonl, pdfs/, doc_index.csv)")
     docs = _documents(Path(doc_index), Path(pdfs_dir))
     questions, skipped = [], []
     for n, record in enumerate(_records(Path(questions_file)), start=1):
@@ -88,7 +89,8 @@ def _documents(doc_index: Path, pdfs_dir: Path) -> dict[str, Document]:
             try:
                 name, ticker, year = row["doc_name"], row["ticker"], int(row["doc_period"])
             except (KeyError, TypeError, ValueError) as exc:
-                raise DataError(f"{doc_index}: needs doc_name, ticker, doc_period ({exc!r})") from exc
+                raise DataError(
+                    f"{doc_index}: needs doc_name, ticker, doc_period ({exc!r})") from exc
             pdf = pdfs_dir / f"{name}.pdf"
             if ticker and pdf.is_file():
                 docs[name] = Document(name, ticker.upper(), year, pdf)
@@ -132,7 +134,8 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: 
             filters = auto_filters(q.question, filters, *companies_of(searcher.index)).filters
         result = searcher.search(q.question, filters, top_k=max(k, CURVE_DEPTH), **search_kw)
         outcomes = result_outcomes(result, q.evidence)
-        kind = by_type.setdefault(q.question_type or "unknown", {m: MethodScores() for m in METHODS})
+        kind = by_type.setdefault(q.question_type or "unknown",
+                                  {m: MethodScores() for m in METHODS})
         for m in METHODS:
             overall[m].outcomes.append(outcomes[m])
             kind[m].outcomes.append(outcomes[m])
@@ -142,7 +145,8 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: 
                 "financebench_id": q.financebench_id,
                 "question": q.question,
                 "doc_name": q.document.doc_name,
-                "evidence_pages": sorted(p - 1 for p in q.evidence_pages),  # 0-based, as in the data
+                # 0-based, as in the data
+                "evidence_pages": sorted(p - 1 for p in q.evidence_pages),
                 "fused_pages": [p - 1 if p else None for _, p in fused.pages[:k]],
                 "fused_docs": [Path(name).stem for name, _ in fused.pages[:k]],
             })
@@ -154,7 +158,8 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: 
         "search": {key: list(v) if isinstance(v, tuple) else v for key, v in search_kw.items()},
         "methods": {m: overall[m].summary(k) for m in METHODS},
         "by_type": {
-            t: {"questions": len(s["fused"].outcomes), "methods": {m: s[m].summary(k) for m in METHODS}}
+            t: {"questions": len(s["fused"].outcomes),
+                "methods": {m: s[m].summary(k) for m in METHODS}}
             for t, s in sorted(by_type.items())
         },
         "curve": {m: overall[m].curve() for m in METHODS},

@@ -89,7 +89,8 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
     missing = [s for s in sources if not Path(s).exists()]
     if reingest and (not sources or missing):
         raise ValueError(f"cannot re-ingest: source {missing[0] if missing else '(none)'} of the "
-                         "index is gone; rebuild it with `python -m ingest build --rebuild PATH...`")
+                         "index is gone; rebuild it with "
+                         "`python -m ingest build --rebuild PATH...`")
     procs = [_Client(i, settings.data_dir, embedder or REAL_EMBEDDER, queries)
              for i in range(clients)]
     try:
@@ -144,7 +145,8 @@ def _reingest(settings, sources, t0, seconds, after) -> dict:
     old = current_generation(settings.data_dir)
     seen: dict[str, float] = {}
     stop = threading.Event()
-    watcher = threading.Thread(target=_watch, args=(settings.data_dir, old, seen, stop), daemon=True)
+    watcher = threading.Thread(target=_watch, args=(settings.data_dir, old, seen, stop),
+                               daemon=True)
     watcher.start()
     env = _child_env()
     cmd = [sys.executable, "-m", "finrag.ingest", "build", "--rebuild", *sources,

@@ -90,7 +90,8 @@ def test_every_chunk_of_a_page_carries_the_title_the_page_opens_with():
     chunks = _chunks(blocks, item="Item 8")
     on_42 = [c for c in chunks if c.page == 42]
     assert len(on_42) > 1
-    assert {c.heading for c in on_42} == {"NETFLIX, INC. CONSOLIDATED BALANCE SHEETS (in thousands)"}
+    assert {c.heading for c in on_42} == {
+        "NETFLIX, INC. CONSOLIDATED BALANCE SHEETS (in thousands)"}
     assert {c.heading for c in chunks if c.page == 43} == {""}
 
 

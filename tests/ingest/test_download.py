@@ -67,7 +67,8 @@ class Edgar:
 
 
 def point_library_at(monkeypatch, base: str) -> None:
-    monkeypatch.setattr(_sec_gateway, "URL_CIK_MAPPING", f"{base}/files/company_tickers_exchange.json")
+    monkeypatch.setattr(_sec_gateway, "URL_CIK_MAPPING",
+                        f"{base}/files/company_tickers_exchange.json")
     monkeypatch.setattr(_orchestrator, "URL_SUBMISSIONS", f"{base}/submissions/{{submission}}")
     monkeypatch.setattr(_orchestrator, "URL_FILING",
                         f"{base}/Archives/edgar/data/{{cik}}/{{acc_num_no_dash}}/{{document}}")

@@ -1,5 +1,5 @@
-"""finrag.ingest.read on real filings: accession folders, iXBRL, SGML, tag-stripped text, PDF, and the
-inputs it must refuse with one clear line."""
+"""finrag.ingest.read on real filings: accession folders, iXBRL, SGML, tag-stripped text, PDF,
+and the inputs it must refuse with one clear line."""
 
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def test_header_cut_mid_way_gives_its_fields():
 
 
 def test_header_with_several_former_companies_keeps_the_current_name():
-    header = parse_sgml_header((FIXTURES / "sgml/MultipleFormerCompaniesHeader.10-K.txt").read_text())
+    header = parse_sgml_header(
+        (FIXTURES / "sgml/MultipleFormerCompaniesHeader.10-K.txt").read_text())
     assert header["COMPANY CONFORMED NAME"] == "REGENEREX PHARMA, INC."
     assert header["FORMER CONFORMED NAMES"] == [
         "PEPTIDE TECHNOLOGIES, INC.", "Eternelle Skincare Products Inc.",

@@ -78,7 +78,8 @@ def test_tag_stripped_text_skips_the_table_of_contents():
     items = by_item(sections)
     assert size(items["Item 1"]) > 5000  # the real Item 1, not its TOC line
     assert size(items["Item 7"]) > 20000
-    assert items["Item 1B"].title == "Unresolved Staff Comments"  # split heading: "Item 1B." / title
+    # split heading: "Item 1B." / title
+    assert items["Item 1B"].title == "Unresolved Staff Comments"
 
 
 def test_pdf_filing():
@@ -87,7 +88,8 @@ def test_pdf_filing():
         pytest.skip(f"needs {pdf} (FinanceBench PDFs are CC-BY-NC, read from the shared data)")
     sections = split_sections(read_filing(pdf, ticker="NFLX").blocks)
     found = [s.item for s in sections]
-    for item in ("Item 1", "Item 1A", "Item 2", "Item 5", "Item 7", "Item 7A", "Item 9A", "Item 15"):
+    for item in ("Item 1", "Item 1A", "Item 2", "Item 5", "Item 7", "Item 7A", "Item 9A",
+                 "Item 15"):
         assert item in found
     assert found == sorted(found, key=found.index)  # document order, each once
     items = by_item(sections)

@@ -45,7 +45,8 @@ def test_four_query_processes_across_a_reingest_see_one_complete_index(sample_in
     expected[new] = _expected(data)
     # the rebuild (AAPL only) changes what the unfiltered and TSLA queries return, so an answer
     # from a mix of the two generations, or from a half-swapped one, cannot pass for either
-    assert new != old and expected[new][0] != expected[old][0] and expected[new][2] != expected[old][2]
+    assert (new != old and expected[new][0] != expected[old][0]
+            and expected[new][2] != expected[old][2])
     assert report["reingest"]["exit_code"] == 0 and report["reingest"]["generation"] == new
     assert report["failed"] == 0 and report["queries"] > 40
     assert set(report["generations"]) == {old, new}

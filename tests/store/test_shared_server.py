@@ -28,7 +28,8 @@ from finrag.search import HybridSearcher
 
 # Two real 10-Ks of different companies: team A indexes one, team B the other.
 MEDICIS = "ingest/other/0000950153-99-001234/primary-document.html.gz"
-APPLE_1995 = "ingest/sec-edgar-filings/AAPL/10-K/0000320193-95-000016/full-submission.tagstripped.txt.gz"
+APPLE_1995 = ("ingest/sec-edgar-filings/AAPL/10-K/0000320193-95-000016/"
+              "full-submission.tagstripped.txt.gz")
 FILINGS = {"a": (MEDICIS, {"ticker": "MRX", "fiscal_year": 1999}), "b": (APPLE_1995, {})}
 
 
@@ -152,7 +153,8 @@ def test_a_collection_overwritten_by_another_writer_is_a_one_line_cli_error(
         id=1, vector=FakeEmbedder().encode(["net sales"])[0].tolist(),
         payload={"chunk_id": "f" * 32, "ticker": "MRX", "fiscal_year": 1999,
                  "chunk_type": "narrative"})])
-    err = _one_line_error(capsys, finrag_main(["search", "net sales", "--data-dir", str(a.data_dir)]))
+    err = _one_line_error(capsys,
+                          finrag_main(["search", "net sales", "--data-dir", str(a.data_dir)]))
     assert collection in err and "rebuild" in err
     canaries = tmp_path / "c.toml"
     canaries.write_text('[[canary]]\nname = "sales"\nquery = "net sales"\n'

@@ -54,7 +54,8 @@ def server(points):
 def _brute(points, query, filters, limit):
     ids, vectors, payloads, _ = points
     scores = vectors @ query
-    keep = [i for i in range(N) if filters.matches({**payloads[i], "chunk_type": payloads[i]["chunk_type"]})]
+    keep = [i for i in range(N)
+            if filters.matches({**payloads[i], "chunk_type": payloads[i]["chunk_type"]})]
     keep.sort(key=lambda i: (-scores[i], ids[i]))
     return [(ids[i], float(scores[i])) for i in keep[:limit]]
 

@@ -1,4 +1,5 @@
-"""Finding filing units on disk: accession folders of a sec-edgar-downloader tree, or loose files."""
+"""Finding filing units on disk: accession folders of a sec-edgar-downloader tree, or loose
+files."""
 
 from __future__ import annotations
 

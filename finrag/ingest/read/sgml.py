@@ -83,7 +83,8 @@ def _sgml_documents(text: str) -> list[tuple[str, str]]:
     return documents
 
 
-_STRIPPED_TYPE = re.compile(r"^(10-K\S*|10-Q\S*|8-K\S*|EX-[\w.\-]+|GRAPHIC|ZIP|XML|EXCEL|JSON|PDF|COVER)$",
+_STRIPPED_TYPE = re.compile(r"^(10-K\S*|10-Q\S*|8-K\S*|EX-[\w.\-]+"
+                            r"|GRAPHIC|ZIP|XML|EXCEL|JSON|PDF|COVER)$",
                             re.I)
 _FILENAME = re.compile(r"^\S+\.(htm|html|txt|pdf|jpg|jpeg|gif|png|xml|xsd|js|css|json|zip|xlsx)$",
                        re.I)

@@ -153,7 +153,8 @@ def _text_block(paragraph: str) -> Block:
     """A paragraph of plain text; fixed-width columns of numbers become a table block."""
     lines = [line for line in paragraph.split("\n") if line.strip()]
     split = [_CELL_GAP.split(line.strip()) for line in lines]
-    columnar = [cells for cells in split if len(cells) >= 2 and any(_NUMBER.match(c) for c in cells)]
+    columnar = [cells for cells in split
+                if len(cells) >= 2 and any(_NUMBER.match(c) for c in cells)]
     if len(lines) >= 2 and len(columnar) * 2 >= len(lines):
         rows = [_merge_cells(cells) for cells in split]
         width = max(len(r) for r in rows)
