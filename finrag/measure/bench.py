@@ -70,7 +70,7 @@ PHASES = ("embed", "dense", "bm25", "fused")
 
 
 def source_corpus(source_dir: Path | None):
-    """(chunks, vectors) of an existing index, vectors from its embedding cache."""
+    """(chunks, vectors, facts) of an existing index, vectors from its embedding cache."""
     from finrag.cache import EmbeddingCache
     from finrag.embed import Embedder
     from finrag.index import Index
@@ -79,6 +79,7 @@ def source_corpus(source_dir: Path | None):
     settings = Settings.from_env(source_dir)
     index = Index.open(settings)
     chunks = index.all_chunks()
+    facts = index.all_facts()
     index.close()
     embedder = Embedder()
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
@@ -86,7 +87,7 @@ def source_corpus(source_dir: Path | None):
     cache.fill(cache.missing(texts), embedder.encode)
     vectors = cache.get(texts)
     cache.close()
-    return chunks, vectors
+    return chunks, vectors, facts
 
 
 def replicate(chunks, vectors, n: int):
@@ -105,21 +106,43 @@ def replicate(chunks, vectors, n: int):
     return out, vectors[np.arange(n) % s]
 
 
+def replicate_facts(facts, n: int, s: int):
+    """The source's statement facts once per copy of its chunks (`replicate`), periods shifted to
+    the copy's fiscal year. One source filing's facts go under the copy's ticker (so its figures
+    are a company's own, as `ask` expects); the other filings' under tickers of their own
+    ("AAPL1", ...), so the table holds as many facts as that many filings would."""
+    keys = sorted({f.filing_key for f in facts})
+    out = []
+    for copy in range(-(-n // s)):
+        base = TICKERS[copy % len(TICKERS)]
+        year = YEARS[(copy // len(TICKERS)) % len(YEARS)]
+        for f in facts:
+            j = keys.index(f.filing_key)
+            ticker = base if j == copy % len(keys) else f"{base}{j}"
+            shift = year - f.fiscal_year
+            out.append(f.model_copy(update={
+                "ticker": ticker, "fiscal_year": year, "filing_key": f"{ticker}:{year}",
+                "period_fiscal_year": None if f.period_fiscal_year is None
+                else f.period_fiscal_year + shift, "chunk_id": None}))
+    return out
+
+
 # --- the project's stack -------------------------------------------------------------------
 
 
-def build_index(work: Path, chunks, vectors) -> dict:
+def build_index(work: Path, chunks, vectors, facts=None) -> dict:
     from finrag.embed import MODEL_NAME
     from finrag.generation import publish, write_generation
 
     settings = Settings(data_dir=work / "data", qdrant_url=None)
     t0 = time.perf_counter()
-    path = write_generation(settings, "gen-000001", chunks, vectors, MODEL_NAME)
+    path = write_generation(settings, "gen-000001", chunks, vectors, MODEL_NAME, facts)
     publish(settings.data_dir, "gen-000001")
     build_s = time.perf_counter() - t0
     disk = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
     backend = json.loads((path / "manifest.json").read_text())["backend"]
     return {"build_s": round(build_s, 2), "disk_mb": round(disk / 2**20, 1),
+            "facts": len(facts or []),
             "optimize_s": backend.get("optimize_s"),
             "indexed_vectors": backend.get("indexed_vectors")}
 
@@ -150,13 +173,38 @@ def query_phase(data_dir: Path, queries: list[str]) -> dict:
     cached = {"ticker_year": _timed_searches(searcher, queries, filters, cached_answers)}
     if embedder.query_encodes != encodes + len(set(queries)):
         raise RuntimeError("bench: the cached pass ran the model; its figures would be wrong")
+    asks = _timed_asks(searcher)
     rss_mb = _rss_mb()  # before `_embed_paths` loads a second, torch-only copy of the model
-    return {"open_s": round(open_s, 3), "rss_mb": rss_mb, "query_ms": out,
+    return {"open_s": round(open_s, 3), "rss_mb": rss_mb, "query_ms": out, "ask_ms": asks,
             "query_ms_cached": cached, "query_runtime": embedder.query_runtime,
             "answered": {name: sum(bool(a) for a in v) for name, v in answers.items()},
             "cached_same_results": cached_answers == answers["ticker_year"],
             "embed_paths": _embed_paths(embedder, queries),
             "load": [load_before, round(os.getloadavg()[0], 2)]}
+
+
+ASKS = ["research and development expense 2015", "gross margin 2015", "capex 2015",
+        "inventory turnover 2015", "How did revenue change from 2014 to 2015?",
+        "free cash flow 2015", "diluted EPS 2015", "current ratio 2015"]  # the first copy is FY2015
+
+
+def _timed_asks(searcher) -> dict:
+    """What `ask` adds to a search (parse, facts, answer, citations), with the facts read from
+    the index every time (`cold`) and from its small cache of recent lookups (`warm`)."""
+    from finrag import ask as asking
+    from finrag.models import Filters
+
+    filters = Filters(tickers=[FILTERS["ticker"]["tickers"][0]])
+    asking.ask(searcher, ASKS[0], filters)  # the companies map is read once per generation
+    cold, warm, answered = [], [], 0
+    for q in ASKS:
+        asking._FACTS.clear()
+        a = asking.ask(searcher, q, filters)
+        cold.append(a.timings_ms["answer"])
+        answered += a.outcome.answer is not None
+        warm.append(asking.ask(searcher, q, filters).timings_ms["answer"])
+    return {"cold": _pcts(cold), "warm": _pcts(warm), "questions": len(ASKS),
+            "answered": answered}
 
 
 def _timed_searches(searcher, queries: list[str], filters, answers: list) -> dict:
@@ -269,8 +317,10 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
     qs = (QUERIES * (queries // len(QUERIES) + 1))[:queries]
     work = Path(work_dir or tempfile.mkdtemp(prefix="finrag-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    chunks, vectors = replicate(*source_corpus(source_dir), n)
-    report = {"chunks": n, **build_index(work, chunks, vectors)}
+    source_chunks, source_vectors, source_facts = source_corpus(source_dir)
+    chunks, vectors = replicate(source_chunks, source_vectors, n)
+    facts = replicate_facts(source_facts, n, len(source_chunks))
+    report = {"chunks": n, **build_index(work, chunks, vectors, facts)}
     report.update(_subprocess_query_phase(work / "data", qs))
     if naive:
         report["naive"] = naive_phase(work, chunks, vectors, qs[:naive_queries])
@@ -326,6 +376,12 @@ def print_report(r: dict) -> str:
         lines.append(f"the query path on torch (TorchScript): {e['query_path_torch']['p50']} / "
                      f"{e['query_path_torch']['p95']} ms; ONNX Runtime is "
                      f"{e['onnx_speedup_p50']}x faster at p50")
+    if "ask_ms" in r:
+        a = r["ask_ms"]
+        lines.append(f"ask adds (parse, facts, answer; {r.get('facts', 0):,} facts indexed): "
+                     f"p50 / p95 {a['cold']['p50']} / {a['cold']['p95']} ms with the facts read "
+                     f"from the index, {a['warm']['p50']} / {a['warm']['p95']} ms from its cache "
+                     f"of recent lookups ({a['answered']} of {a['questions']} answered)")
     if "speedup_fused_p50" in r:
         lines.append(f"naive build {r['naive']['build_s']} s; fused p50 speedup over naive "
                      f"(ticker+year filter): {r['speedup_fused_p50']}x")

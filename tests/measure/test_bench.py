@@ -15,6 +15,9 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     # every query answered under every filter; the query-vector cache changes no answer
     assert report["answered"] == {"ticker_year": 5, "ticker": 5, "none": 5}
     assert report["cached_same_results"] is True
+    # the statement facts are indexed with the chunks, and `ask` answers figure questions there
+    assert report["facts"] > 1000 and report["ask_ms"]["questions"] == 8
+    assert report["ask_ms"]["answered"] >= 4
     for key in ("build_s", "open_s", "rss_mb", "disk_mb", "speedup_fused_p50"):
         assert report[key] > 0
     for stack in (report["query_ms"], report["naive"]["query_ms"]):
