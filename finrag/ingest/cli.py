@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rebuild", action="store_true", help="start a fresh index from these paths only")
     b.add_argument("--if-missing", action="store_true", help="do nothing if an index exists")
     b.add_argument("--json", action="store_true", help="print a JSON report")
+    b.add_argument("--workers", type=_positive, help="processes reading filings "
+                   "(default: one per CPU core)")
     b.set_defaults(run=_build)
 
     s = sub.add_parser("status", help="what is indexed")
@@ -77,8 +79,19 @@ def _download(args) -> int:
     return EXIT_OK
 
 
+def _positive(text: str) -> int:
+    """argparse type: a whole number of 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, got {text!r}")
+    return value
+
+
 def _build(args) -> int:
-    from finrag.embed import Embedder
+    from finrag.embed import Embedder, TokenCounter
     from finrag.index import current_generation, read_manifest
     from finrag.ingest.build import build
     from finrag.ingest.progress import Progress
@@ -98,8 +111,9 @@ def _build(args) -> int:
         return EXIT_FATAL
     embedder = Embedder()
     with Progress(enabled=not args.json and sys.stderr.isatty()) as progress:
-        report = build(paths, settings, embedder, embedder.count_tokens, ticker=args.ticker,
-                       fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress)
+        report = build(paths, settings, embedder, TokenCounter().count, ticker=args.ticker,
+                       fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress,
+                       workers=args.workers)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
