@@ -86,12 +86,13 @@ class Embedder:
 
     def __init__(self, batch_size: int | None = None, query_cache_size: int = QUERY_CACHE_SIZE,
                  query_threads: int = QUERY_THREADS, query_runtime: str = "auto",
-                 device: str | None = None) -> None:
+                 device: str | None = None, fp16: bool = True) -> None:
         """`query_runtime`: "auto" (ONNX Runtime when installed and exact, else torch) or
         "torch". `device`: where documents are embedded, "cpu", "cuda" (or "cuda:N"), or None
         for $FINRAG_EMBED_DEVICE, else a GPU when torch sees one, else the CPU. `batch_size`:
         documents per forward pass (default 16 on CPU, 256 on a GPU). Queries always run on
-        the CPU (one short text: a GPU round trip costs more than it saves)."""
+        the CPU (one short text: a GPU round trip costs more than it saves). `fp16`: False
+        keeps a GPU model in fp32 even where fp16 would agree (for comparisons)."""
         if query_cache_size < 0:
             raise ValueError(f"query_cache_size must be 0 or more, got {query_cache_size}")
         if query_threads < 1:
@@ -101,6 +102,7 @@ class Embedder:
         self._runtime = query_runtime
         self._batch_size = batch_size
         self._device = device or os.environ.get("FINRAG_EMBED_DEVICE") or None
+        self.fp16 = fp16
         self.precision = None  # "fp32" or "fp16", known once the model has loaded
         self.query_cache_size = query_cache_size
         self.query_threads = query_threads
@@ -145,7 +147,7 @@ class Embedder:
                 self._doc_threads = torch.get_num_threads()
                 self._model = _sentence_transformer(self.device, self.max_tokens)
                 self.precision = "fp32"
-                if self.device != "cpu":
+                if self.device != "cpu" and self.fp16:
                     self.precision = _half_if_close(self._model, self.batch_size)
         if created and self.device == "cpu":
             _ = self._query_forward  # exported with the model's load, not on the first question

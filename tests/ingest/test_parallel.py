@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import SAMPLE_SUBSET, FakeEmbedder, word_count
+
 from finrag.config import Settings
 from finrag.index import Index
 from finrag.ingest.build import build
@@ -40,7 +40,8 @@ def _jobs(root: Path):
 
 def _dump(read):
     """Everything read but the fact stage's timing."""
-    return [({k: v for k, v in vars(r).items() if k != "facts_seconds"}, [c.model_dump() for c in chunks], [f.model_dump() for f in facts])
+    return [({k: v for k, v in vars(r).items() if k != "facts_seconds"},
+             [c.model_dump() for c in chunks], [f.model_dump() for f in facts])
             for r, chunks, facts in read]
 
 
