@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from finrag.faults import crash_point
@@ -41,12 +42,15 @@ def read_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_
     # spawn, not fork: the parent may hold threads (torch, a web server) that fork would copy
     # in whatever state they are in
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
-                             initargs=(counter, data_dir)) as pool:
-        read = []
-        for job, result in zip(jobs, pool.map(_read_job, jobs)):
-            read.append(_arrived(job[0], result, progress))
-        return read
+    read: list[tuple] = []
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
+                                 initargs=(counter, data_dir)) as pool:
+            for job, result in zip(jobs, pool.map(_read_job, jobs)):
+                read.append(_arrived(job[0], result, progress))
+    except BrokenProcessPool:  # a worker was killed (out of memory, say): read the rest here
+        read += _serial(jobs[len(read):], counter, data_dir, progress)
+    return read
 
 
 def _serial(jobs, counter, data_dir: Path, progress) -> list[tuple]:
