@@ -103,3 +103,20 @@ def test_one_bar_counts_the_whole_job_in_chunks():
 def _dir(path: Path) -> Path:
     path.mkdir(parents=True)
     return path
+
+
+def dies_in_a_worker(texts: list[str]) -> list[int]:
+    """A token counter that kills any worker process using it (as the OOM killer would)."""
+    import multiprocessing
+    import os
+
+    if multiprocessing.parent_process() is not None:
+        os._exit(9)
+    return word_count(texts)
+
+
+def test_a_killed_worker_leaves_the_filings_to_the_build_process(corpus, tmp_path):
+    jobs = _jobs(corpus)
+    serial = read_filings(jobs, word_count, _dir(tmp_path / "a"), workers=1)
+    survived = read_filings(jobs, dies_in_a_worker, _dir(tmp_path / "b"), workers=2)
+    assert _dump(survived) == _dump(serial)
