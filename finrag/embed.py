@@ -77,6 +77,11 @@ class TokenCounter:
         return [len(e.ids) for e in self._tokenizer.encode_batch(texts)]
 
 
+# loaded or process-bound state an Embedder copy in another process does not take along
+_NOT_PICKLED = {"_model", "_cpu_model", "_lock", "_queries", "_queries_lock", "_query_forward",
+                "_query_tokenizer", "_counter"}
+
+
 class Embedder:
     """Real embedder: normalized float32 vectors of `dim` dimensions."""
 
@@ -117,6 +122,17 @@ class Embedder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         return self._counter.count(texts)
+
+    def __getstate__(self) -> dict:
+        """What a copy in another process needs (reading workers count tokens with it): the
+        settings, not the loaded model, locks or caches, which that copy makes again lazily."""
+        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_PICKLED}
+        state["_counter"] = TokenCounter()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _model=None, _cpu_model=None, _lock=threading.Lock(),
+                             _queries=OrderedDict(), _queries_lock=threading.Lock())
 
     @property
     def device(self) -> str:

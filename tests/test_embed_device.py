@@ -69,3 +69,14 @@ def test_without_a_gpu_documents_embed_on_the_cpu(monkeypatch):
     assert Embedder().device == "cpu"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert Embedder().device == "cuda"
+
+
+def test_a_pickled_embedder_counts_tokens_in_another_process_without_its_model():
+    import pickle
+
+    embedder = Embedder(device="cpu")
+    texts = ["Total net sales | 391,035", "Item 7. Management's Discussion and Analysis"]
+    want = embedder.count_tokens(texts)
+    copy = pickle.loads(pickle.dumps(embedder.count_tokens))
+    assert copy(texts) == want
+    assert copy.__self__._model is None and copy.__self__.device == "cpu"

@@ -91,7 +91,7 @@ def _positive(text: str) -> int:
 
 
 def _build(args) -> int:
-    from finrag.embed import Embedder, TokenCounter
+    from finrag.embed import Embedder
     from finrag.index import current_generation, read_manifest
     from finrag.ingest.build import build
     from finrag.ingest.progress import Progress
@@ -111,7 +111,7 @@ def _build(args) -> int:
         return EXIT_FATAL
     embedder = Embedder()
     with Progress(enabled=not args.json and sys.stderr.isatty()) as progress:
-        report = build(paths, settings, embedder, TokenCounter().count, ticker=args.ticker,
+        report = build(paths, settings, embedder, embedder.count_tokens, ticker=args.ticker,
                        fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress,
                        workers=args.workers)
     if args.json:

@@ -3,14 +3,15 @@
 Each worker opens the data dir's read cache and fact cache itself (sqlite allows several
 writers, one at a time) and runs the same per-filing step as the serial path
 (`finrag.ingest.build._read_one`), so a filing gives the same report, chunks and facts either
-way, and a bad filing still gives its one-line error while the others are read. One worker, or
-one filing, reads in this process, with no pool at all.
+way, and a bad filing still gives its one-line error while the others are read. One worker, one
+filing, or a token counter that cannot be pickled, reads in this process, with no pool at all.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -37,7 +38,7 @@ def read_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     workers = min(workers or default_workers(), len(jobs))
-    if workers <= 1:
+    if workers <= 1 or not _picklable(counter):
         return _serial(jobs, counter, data_dir, progress)
     # spawn, not fork: the parent may hold threads (torch, a web server) that fork would copy
     # in whatever state they are in
@@ -51,6 +52,16 @@ def read_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_
     except BrokenProcessPool:  # a worker was killed (out of memory, say): read the rest here
         read += _serial(jobs[len(read):], counter, data_dir, progress)
     return read
+
+
+def _picklable(counter) -> bool:
+    """Whether `counter` can travel to a worker process (a test's local stand-in cannot: it
+    is then used here, serially)."""
+    try:
+        pickle.dumps(counter)
+    except Exception:  # noqa: BLE001 - pickling raises several types
+        return False
+    return True
 
 
 def _serial(jobs, counter, data_dir: Path, progress) -> list[tuple]:

@@ -120,3 +120,10 @@ def test_a_killed_worker_leaves_the_filings_to_the_build_process(corpus, tmp_pat
     serial = read_filings(jobs, word_count, _dir(tmp_path / "a"), workers=1)
     survived = read_filings(jobs, dies_in_a_worker, _dir(tmp_path / "b"), workers=2)
     assert _dump(survived) == _dump(serial)
+
+
+def test_a_counter_that_cannot_travel_is_used_in_this_process(corpus, tmp_path):
+    jobs = _jobs(corpus)
+    serial = read_filings(jobs, word_count, _dir(tmp_path / "a"), workers=1)
+    local = read_filings(jobs, lambda texts: word_count(texts), _dir(tmp_path / "b"), workers=2)
+    assert _dump(local) == _dump(serial)
