@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rebuild", action="store_true", help="start a fresh index from these paths only")
     b.add_argument("--if-missing", action="store_true", help="do nothing if an index exists")
     b.add_argument("--json", action="store_true", help="print a JSON report")
-    b.add_argument("--workers", type=_positive, help="processes reading filings "
+    b.add_argument("--workers", type=int, help="processes reading filings "
                    "(default: one per CPU core)")
     b.set_defaults(run=_build)
 
@@ -77,17 +77,6 @@ def _download(args) -> int:
     print(f"downloaded {saved} filings into {args.dest}; index them with "
           f"`python -m ingest build {args.dest}`")
     return EXIT_OK
-
-
-def _positive(text: str) -> int:
-    """argparse type: a whole number of 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, got {text!r}")
-    return value
 
 
 def _build(args) -> int:

@@ -127,3 +127,16 @@ def test_a_counter_that_cannot_travel_is_used_in_this_process(corpus, tmp_path):
     serial = read_filings(jobs, word_count, _dir(tmp_path / "a"), workers=1)
     local = read_filings(jobs, lambda texts: word_count(texts), _dir(tmp_path / "b"), workers=2)
     assert _dump(local) == _dump(serial)
+
+
+def test_the_cli_refuses_zero_workers_in_one_line(corpus, tmp_path, capsys, monkeypatch):
+    from finrag.ingest.cli import main as ingest_main
+
+    class Model(FakeEmbedder):
+        def count_tokens(self, texts):
+            return word_count(texts)
+
+    monkeypatch.setattr("finrag.embed.Embedder", Model)
+    code = ingest_main(["build", str(corpus), "--workers", "0", "--data-dir", str(tmp_path / "d")])
+    err = capsys.readouterr().err
+    assert code == 1 and err == "error: workers must be at least 1, got 0\n"
