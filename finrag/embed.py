@@ -42,6 +42,17 @@ QUERY_CACHE_SIZE = 256  # query vectors kept (1.5 KB each)
 QUERY_THREADS = 1  # threads for one query: on 2 shared cores, 2 threads wait on each other
 ONNX_EXPORT = "opset17-meanpool-v1"  # part of the cached model's key: bump when the export changes
 PROBE = "revenue"  # the text whose vector is stored beside a cached export and checked on load
+CPU_BATCH, GPU_BATCH = 16, 256  # documents per forward pass on each kind of device
+FP16_MIN_COSINE = 0.999  # half precision is used on a GPU only where every probe stays this close
+FP16_PROBES = (  # document-like texts checked fp16 against fp32 when a GPU model loads
+    "Net sales increased 8% year over year, driven by higher iPhone and Services revenue.",
+    "Total current liabilities | 145,308 | 153,982",
+    "Item 1A. Risk Factors. The Company's operations and performance depend significantly on "
+    "global and regional economic conditions and adverse economic conditions can materially "
+    "adversely affect the Company's business, results of operations and financial condition.",
+    "Cash and cash equivalents, end of period | $ 29,965 | $ 30,737 | $ 24,977",
+    "revenue",
+)
 
 
 def model_path() -> Path:
@@ -66,6 +77,11 @@ class TokenCounter:
         return [len(e.ids) for e in self._tokenizer.encode_batch(texts)]
 
 
+# loaded or process-bound state an Embedder copy in another process does not take along
+_NOT_PICKLED = {"_model", "_cpu_model", "_lock", "_queries", "_queries_lock", "_query_forward",
+                "_query_tokenizer", "_counter"}
+
+
 class Embedder:
     """Real embedder: normalized float32 vectors of `dim` dimensions."""
 
@@ -73,10 +89,15 @@ class Embedder:
     dim = EMBED_DIM
     max_tokens = MODEL_MAX_TOKENS
 
-    def __init__(self, batch_size: int = 16, query_cache_size: int = QUERY_CACHE_SIZE,
-                 query_threads: int = QUERY_THREADS, query_runtime: str = "auto") -> None:
+    def __init__(self, batch_size: int | None = None, query_cache_size: int = QUERY_CACHE_SIZE,
+                 query_threads: int = QUERY_THREADS, query_runtime: str = "auto",
+                 device: str | None = None, fp16: bool = True) -> None:
         """`query_runtime`: "auto" (ONNX Runtime when installed and exact, else torch) or
-        "torch"."""
+        "torch". `device`: where documents are embedded, "cpu", "cuda" (or "cuda:N"), or None
+        for $FINRAG_EMBED_DEVICE, else a GPU when torch sees one, else the CPU. `batch_size`:
+        documents per forward pass (default 16 on CPU, 256 on a GPU). Queries always run on
+        the CPU (one short text: a GPU round trip costs more than it saves). `fp16`: False
+        keeps a GPU model in fp32 even where fp16 would agree (for comparisons)."""
         if query_cache_size < 0:
             raise ValueError(f"query_cache_size must be 0 or more, got {query_cache_size}")
         if query_threads < 1:
@@ -84,12 +105,16 @@ class Embedder:
         if query_runtime not in ("auto", "torch"):
             raise ValueError(f"query_runtime must be 'auto' or 'torch', got {query_runtime!r}")
         self._runtime = query_runtime
-        self.batch_size = batch_size
+        self._batch_size = batch_size
+        self._device = device or os.environ.get("FINRAG_EMBED_DEVICE") or None
+        self.fp16 = fp16
+        self.precision = None  # "fp32" or "fp16", known once the model has loaded
         self.query_cache_size = query_cache_size
         self.query_threads = query_threads
         self._doc_threads = None  # torch's own count, taken when the model loads
         self.query_encodes = 0  # queries that missed the cache and ran the model
         self._model = None
+        self._cpu_model = None  # the query path's model when documents run on a GPU
         self._lock = threading.Lock()
         self._counter = TokenCounter()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -98,23 +123,61 @@ class Embedder:
     def count_tokens(self, texts: list[str]) -> list[int]:
         return self._counter.count(texts)
 
+    def __getstate__(self) -> dict:
+        """What a copy in another process needs (reading workers count tokens with it): the
+        settings, not the loaded model, locks or caches, which that copy makes again lazily."""
+        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_PICKLED}
+        state["_counter"] = TokenCounter()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _model=None, _cpu_model=None, _lock=threading.Lock(),
+                             _queries=OrderedDict(), _queries_lock=threading.Lock())
+
+    @property
+    def device(self) -> str:
+        """Where documents are embedded: the one asked for, else "cuda" when torch sees a GPU,
+        else "cpu" (resolved on first use; imports torch)."""
+        if self._device is None:
+            import torch
+
+            self._device = "cuda" if torch.cuda.is_available() else "cpu"
+        return self._device
+
+    @property
+    def batch_size(self) -> int:
+        if self._batch_size is not None:
+            return self._batch_size
+        return CPU_BATCH if self.device == "cpu" else GPU_BATCH
+
+    @batch_size.setter
+    def batch_size(self, value: int) -> None:
+        self._batch_size = value
+
     def _load(self):
         with self._lock:
             created = self._model is None
             if created:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 import torch
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
 
-                hf_logging.disable_progress_bar()  # "Loading weights" bars on every CLI start
                 self._doc_threads = torch.get_num_threads()
-                self._model = SentenceTransformer(str(model_path()), device="cpu")
-                self._model.max_seq_length = self.max_tokens
-        if created:
+                self._model = _sentence_transformer(self.device, self.max_tokens)
+                self.precision = "fp32"
+                if self.device != "cpu" and self.fp16:
+                    self.precision = _half_if_close(self._model, self.batch_size)
+        if created and self.device == "cpu":
             _ = self._query_forward  # exported with the model's load, not on the first question
         return self._model
+
+    def _query_model(self):
+        """The CPU float32 model the query path is made from: the document model on a CPU, else
+        a CPU copy of it loaded once."""
+        if self.device == "cpu":
+            return self._load()
+        with self._lock:
+            if self._cpu_model is None:
+                self._cpu_model = _sentence_transformer("cpu", self.max_tokens)
+        return self._cpu_model
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -175,7 +238,7 @@ class Embedder:
             session = _cached_onnx(self._query_tokenizer, self.query_threads)
             if session is not None:
                 return _OnnxForward(session)
-        model = self._load()
+        model = self._query_model()
         kinds = [type(m).__name__ for m in model]
         if kinds != ["Transformer", "Pooling", "Normalize"] or _pooling_mode(model[1]) != "mean":
             raise RuntimeError(f"query path expects Transformer + mean Pooling + Normalize, "
@@ -195,6 +258,41 @@ class Embedder:
         tok.enable_truncation(self.max_tokens)  # tokenizer.json says 128; the model reads 256
         tok.no_padding()
         return tok
+
+
+def _sentence_transformer(device: str, max_tokens: int):
+    """The model from the local package, offline, on `device`, reading up to `max_tokens`."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # "Loading weights" bars on every CLI start
+    model = SentenceTransformer(str(model_path()), device=device)
+    model.max_seq_length = max_tokens
+    return model
+
+
+def _half_if_close(model, batch_size: int) -> str:
+    """Switch a GPU model to fp16 if its vectors of the probe texts stay within
+    FP16_MIN_COSINE of fp32; otherwise leave it in fp32. Returns the precision kept."""
+    def vectors():
+        return model.encode(list(FP16_PROBES), batch_size=batch_size, normalize_embeddings=True,
+                            convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+
+    full = vectors()
+    model.half()
+    if fp16_agrees(full, vectors()):
+        return "fp16"
+    model.float()
+    return "fp32"
+
+
+def fp16_agrees(full: np.ndarray, half: np.ndarray) -> bool:
+    """Whether every half-precision vector is within FP16_MIN_COSINE of its fp32 twin (both
+    normalized; a NaN or infinite value fails)."""
+    cosines = np.sum(full * half, axis=1)
+    return bool(np.all(np.isfinite(half)) and np.all(cosines >= FP16_MIN_COSINE))
 
 
 class _TorchForward:

@@ -38,6 +38,7 @@ from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.factcache import FactCache
 from finrag.ingest.facts import attach, read_facts
 from finrag.ingest.read import ReadError, locate, read_filing
+from finrag.ingest.parallel import read_filings
 from finrag.ingest.readcache import ReadCache
 from finrag.ingest.sections import split_sections
 
@@ -109,10 +110,12 @@ def build(
     rebuild: bool = False,
     progress=None,
     overrides: dict[Path, dict] | None = None,
+    workers: int = 1,
 ) -> BuildReport:
     """Index `paths`. `ticker`/`fiscal_year` override every filing's own metadata; `overrides`
     maps one path to its own {"ticker": ..., "fiscal_year": ...} (e.g. PDFs whose cover page
-    does not say them), winning over both."""
+    does not say them), winning over both. `workers`: processes that read and chunk filings
+    (1: read in this process; more: `counter` must pickle; None: one per CPU core)."""
     started = time.perf_counter()
     units = locate([Path(p) for p in paths])
     if not units:
@@ -122,14 +125,10 @@ def build(
         _remove_leftovers(settings)
         old, old_facts = ([], []) if rebuild else _published(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
-        cache = ReadCache(settings.data_dir / "reads.sqlite")
-        fact_cache = FactCache(settings.data_dir / "facts-cache.sqlite")
-        try:
-            read = _read_all(units, counter, ticker, fiscal_year, progress, per_unit, cache,
-                             fact_cache)
-        finally:
-            cache.close()
-            fact_cache.close()
+        jobs = [_job(unit, per_unit, ticker, fiscal_year) for unit in units]
+        if progress:
+            progress.filings = len(jobs)
+        read = read_filings(jobs, counter, settings.data_dir, workers, progress)
         merged = _merge(old, _fresh(read))
         facts = _merge_facts(old_facts, _fresh_facts(read))
         _count_new(read, old)
@@ -145,18 +144,10 @@ def build(
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
-def _read_all(units, counter, ticker, fiscal_year, progress, per_unit=None, cache=None,
-              fact_cache=None):
-    """Read every unit; one failed file never stops the others."""
-    read: list[tuple[FilingReport, list[Chunk], list[Fact]]] = []
-    for unit in units:
-        if progress:
-            progress.reading(unit)
-        own = (per_unit or {}).get(unit.resolve(), {})
-        read.append(_read_one(unit, counter, own.get("ticker", ticker),
-                              own.get("fiscal_year", fiscal_year), cache, fact_cache))
-        crash_point("read")
-    return read
+def _job(unit: Path, per_unit: dict, ticker, fiscal_year) -> tuple[Path, str | None, int | None]:
+    """(unit, ticker, fiscal year) with the unit's own overrides applied."""
+    own = per_unit.get(unit.resolve(), {})
+    return unit, own.get("ticker", ticker), own.get("fiscal_year", fiscal_year)
 
 
 def _read_one(unit: Path, counter, ticker, fiscal_year, cache: ReadCache | None = None,

@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rebuild", action="store_true", help="start a fresh index from these paths only")
     b.add_argument("--if-missing", action="store_true", help="do nothing if an index exists")
     b.add_argument("--json", action="store_true", help="print a JSON report")
+    b.add_argument("--workers", type=int, help="processes reading filings "
+                   "(default: one per CPU core)")
     b.set_defaults(run=_build)
 
     s = sub.add_parser("status", help="what is indexed")
@@ -99,7 +101,8 @@ def _build(args) -> int:
     embedder = Embedder()
     with Progress(enabled=not args.json and sys.stderr.isatty()) as progress:
         report = build(paths, settings, embedder, embedder.count_tokens, ticker=args.ticker,
-                       fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress)
+                       fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress,
+                       workers=args.workers)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

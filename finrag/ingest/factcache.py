@@ -35,7 +35,7 @@ def code_fingerprint() -> str:
 
 class FactCache:
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path)
+        self._db = sqlite3.connect(path, timeout=30)  # reading workers share the file
         self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
 
     @staticmethod

@@ -1,4 +1,10 @@
-"""A terminal progress bar for builds (filings read, then chunks embedded, with rate and ETA)."""
+"""One terminal progress bar for a whole build, counted in chunks, with rate and ETA.
+
+Reading comes first: each filing read adds its chunks to the bar's total (the postfix says how
+many filings are read so far). Embedding then advances the bar; chunks whose vectors are
+already cached count as done when embedding starts, so the rate and ETA are those of the work
+left.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +14,46 @@ from tqdm import tqdm
 
 
 class Progress:
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, filings: int | None = None) -> None:
         self.enabled = enabled
+        self.filings = filings  # how many will be read, where known
+        self.read = 0
         self._bar = None
 
     def __enter__(self) -> "Progress":
         return self
 
     def __exit__(self, *exc) -> None:
-        self._close()
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
-    def reading(self, unit: Path) -> None:
-        if not self.enabled:
+    def reading(self, unit: Path, chunks: int = 0) -> None:
+        """One filing read, with `chunks` chunks."""
+        self.read += 1
+        bar = self._open()
+        if bar is None:
             return
-        if self._bar is None:
-            self._bar = tqdm(desc="reading filings", unit=" filing")
-        self._bar.set_postfix_str(unit.name[-40:])
-        self._bar.update(1)
+        bar.total = (bar.total or 0) + chunks
+        of = f"/{self.filings}" if self.filings else ""
+        bar.set_postfix_str(f"{self.read}{of} filings read, {unit.name[-40:]}")
 
     def embedding(self, todo: int, total: int) -> None:
-        self._close()
-        if self.enabled and todo:
-            self._bar = tqdm(total=todo, desc=f"embedding ({total - todo} of {total} cached)",
-                             unit=" chunk")
+        """Reading is done: `total` chunks, `todo` of them still to embed."""
+        bar = self._open()
+        if bar is None:
+            return
+        bar.total = total
+        bar.n = total - todo
+        bar.set_description("embedding")
+        bar.set_postfix_str(f"{self.read} filings read, {total - todo} cached")
+        bar.refresh()
 
     def embedded(self, n: int) -> None:
         if self._bar is not None:
             self._bar.update(n)
 
-    def _close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
+    def _open(self):
+        if self.enabled and self._bar is None:
+            self._bar = tqdm(total=0, desc="reading", unit=" chunk")
+        return self._bar

@@ -46,7 +46,7 @@ def code_digest(*modules) -> str:
 
 class ReadCache:
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path)
+        self._db = sqlite3.connect(path, timeout=30)  # reading workers share the file
         self._db.execute("CREATE TABLE IF NOT EXISTS filings (key TEXT PRIMARY KEY, value BLOB)")
 
     @staticmethod

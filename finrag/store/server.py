@@ -10,6 +10,9 @@ the collection.
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+
 import numpy as np
 from qdrant_client import QdrantClient, models
 
@@ -19,16 +22,60 @@ from finrag.store.base import StoreError, filter_conditions, point_id, ranked
 BATCH = 512
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How a new collection is spread over a cluster. Fixed when the collection is created
+    (Qdrant cannot reshard a self-hosted collection later). The defaults are Qdrant's own and
+    right for one node; for a cluster see docs/cluster/ (e.g. 6 shards, 2 replicas, writes
+    acknowledged by 1 replica so one lost node does not stop a build)."""
+
+    shard_number: int = 1
+    replication_factor: int = 1
+    write_consistency_factor: int = 1
+
+    ENV = {"shard_number": "FINRAG_QDRANT_SHARDS",
+           "replication_factor": "FINRAG_QDRANT_REPLICATION_FACTOR",
+           "write_consistency_factor": "FINRAG_QDRANT_WRITE_CONSISTENCY"}
+
+    def __post_init__(self) -> None:
+        for name, variable in self.ENV.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{variable} must be a whole number of 1 or more, got {value!r}")
+        if self.write_consistency_factor > self.replication_factor:
+            raise ValueError(
+                f"FINRAG_QDRANT_WRITE_CONSISTENCY ({self.write_consistency_factor}) cannot exceed "
+                f"FINRAG_QDRANT_REPLICATION_FACTOR ({self.replication_factor}): a write could "
+                "never be acknowledged by that many replicas")
+
+    @classmethod
+    def from_env(cls) -> Layout:
+        """The layout the FINRAG_QDRANT_* variables ask for; unset ones keep the defaults."""
+        given = {}
+        for name, variable in cls.ENV.items():
+            text = os.environ.get(variable, "").strip()
+            if text:
+                try:
+                    given[name] = int(text)
+                except ValueError:
+                    raise ValueError(f"{variable} must be a whole number of 1 or more, "
+                                     f"got {text!r}") from None
+        return cls(**given)
+
+
 class ServerStore:
     def __init__(self, client: QdrantClient, collection: str) -> None:
         self.client = client
         self.collection = collection
 
     @classmethod
-    def create(cls, client: QdrantClient, collection: str, dim: int) -> "ServerStore":
-        """A new, empty collection; refuses (StoreError) when the name is taken: finrag never
-        overwrites a collection, so another data directory's vectors are never lost to a
+    def create(cls, client: QdrantClient, collection: str, dim: int,
+               layout: Layout | None = None) -> ServerStore:
+        """A new, empty collection, sharded and replicated as `layout` says (default: from the
+        environment, `Layout.from_env`); refuses (StoreError) when the name is taken: finrag
+        never overwrites a collection, so another data directory's vectors are never lost to a
         build (a build that died leaves its collection to `drop` by `ingest build` first)."""
+        layout = layout or Layout.from_env()
         _reachable(client)
         store = cls(client, collection)
         if store._call("checking", client.collection_exists, collection):
@@ -37,7 +84,10 @@ class ServerStore:
                 "it; finrag never overwrites a collection: give this data directory a new id "
                 "(delete its data-dir-id.json) and rebuild with `python -m ingest build --rebuild`")
         store._call("creating", client.create_collection, collection,
-                    vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE))
+                    vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
+                    shard_number=layout.shard_number,
+                    replication_factor=layout.replication_factor,
+                    write_consistency_factor=layout.write_consistency_factor)
         for field, schema in (("ticker", "keyword"), ("chunk_type", "keyword"),
                               ("fiscal_year", "integer")):
             store._call("indexing", client.create_payload_index, collection, field,
