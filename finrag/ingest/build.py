@@ -31,16 +31,16 @@ from finrag.facts import Fact
 from finrag.faults import crash_point
 from finrag.generation import publish, write_generation
 from finrag.index import GENERATIONS, Index, current_generation
-from finrag.views import dense_text
-from finrag.models import Chunk
-from finrag.store.names import collection_name, data_dir_id, owns
 from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.factcache import FactCache
 from finrag.ingest.facts import attach, read_facts
-from finrag.ingest.read import ReadError, locate, read_filing
 from finrag.ingest.parallel import read_filings
+from finrag.ingest.read import ReadError, locate, read_filing
 from finrag.ingest.readcache import ReadCache
 from finrag.ingest.sections import split_sections
+from finrag.models import Chunk
+from finrag.store.names import collection_name, data_dir_id, owns
+from finrag.views import dense_text
 
 KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
 # Disk a generation takes per chunk when there is none to measure (2,187 sample chunks: 9.2 MB
@@ -330,8 +330,8 @@ def _drop_generation(settings: Settings, path: Path) -> None:
     generation stays too, so the next build retries and its collection is not forgotten."""
     collection = _own_collection(settings, path)
     if collection:
-        from finrag.store.clients import client_for
         from finrag.store.base import StoreError
+        from finrag.store.clients import client_for
         from finrag.store.server import ServerStore
 
         try:

@@ -40,10 +40,12 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="index filings (sec-edgar-downloader trees or loose files)")
     b.add_argument("paths", nargs="*", type=Path)
     b.add_argument("--sample", action="store_true", help="index the bundled sample filings")
-    b.add_argument("--data-dir", type=Path, help="index location (default $FINRAG_DATA_DIR or ./data)")
+    b.add_argument("--data-dir", type=Path,
+                   help="index location (default $FINRAG_DATA_DIR or ./data)")
     b.add_argument("--ticker", help="override the ticker read from the filing")
     b.add_argument("--fiscal-year", type=int, help="override the fiscal year read from the filing")
-    b.add_argument("--rebuild", action="store_true", help="start a fresh index from these paths only")
+    b.add_argument("--rebuild", action="store_true",
+                   help="start a fresh index from these paths only")
     b.add_argument("--if-missing", action="store_true", help="do nothing if an index exists")
     b.add_argument("--json", action="store_true", help="print a JSON report")
     b.add_argument("--workers", type=int, help="processes reading filings "
@@ -70,7 +72,8 @@ def _download(args) -> int:
     try:
         years = parse_years(args.years)
         tickers = [t.strip().upper() for t in args.tickers.split(",") if t.strip()]
-        saved = download(tickers, years, email=args.email, company=args.company, dest=Path(args.dest))
+        saved = download(tickers, years, email=args.email, company=args.company,
+                         dest=Path(args.dest))
     except DownloadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FATAL

@@ -20,7 +20,7 @@ class Progress:
         self.read = 0
         self._bar = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

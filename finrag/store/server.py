@@ -95,7 +95,7 @@ class ServerStore:
         return store
 
     @classmethod
-    def open(cls, client: QdrantClient, collection: str) -> "ServerStore":
+    def open(cls, client: QdrantClient, collection: str) -> ServerStore:
         _reachable(client)
         if not client.collection_exists(collection):
             raise ValueError(f"Qdrant collection {collection!r} does not exist: rebuild the index")
