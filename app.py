@@ -34,6 +34,7 @@ from finrag.present import (
     vote,
 )
 from finrag.search import MAX_QUERY_CHARS, HybridSearcher, QueryError
+from finrag.store.base import StoreError
 from finrag.tablegrid import TableView, table_view
 
 st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
@@ -103,6 +104,10 @@ except IndexUnavailable as exc:
     st.title("finrag")
     st.info(f"No index yet. {exc}")
     st.code(".venv/bin/python -m ingest build --sample", language="bash")
+    st.stop()
+except StoreError as exc:  # e.g. a Qdrant server that lost or never had the collection
+    st.title("finrag")
+    st.error(str(exc))
     st.stop()
 if not facets["companies"]:
     st.title("finrag")
@@ -235,6 +240,9 @@ try:
     result = asked.search
 except QueryError as exc:
     st.warning(str(exc))
+    st.stop()
+except (StoreError, IndexUnavailable) as exc:  # e.g. a Qdrant server that lost the collection
+    st.error(str(exc))
     st.stop()
 
 active = st.session_state.pop("canary", None)

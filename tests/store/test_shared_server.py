@@ -262,3 +262,26 @@ def test_a_collection_the_server_could_not_drop_is_dropped_by_a_later_build(
     _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000004"
     assert _collections(server) == _own_collections(a) and len(_collections(server)) == 2
+
+
+@pytest.mark.slow  # the app loads the real query model
+def test_the_app_says_in_one_line_that_the_server_lost_the_collection(server, tmp_path,
+                                                                        monkeypatch):
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    a = _build(tmp_path, "a")
+    (collection,) = _own_collections(a)
+    server.delete_collection(collection)
+    monkeypatch.setenv("FINRAG_DATA_DIR", str(a.data_dir))
+    monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"),
+                               default_timeout=120)
+        at.run()
+        assert not at.exception, at.exception
+        errors = [e.value for e in at.error]
+        assert len(errors) == 1 and collection in errors[0] and "\n" not in errors[0]
+    finally:
+        st.cache_resource.clear()
