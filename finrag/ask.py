@@ -42,14 +42,21 @@ _COMPANIES: dict[str, tuple[dict[str, str], dict[str, list[int]]]] = {}
 
 def companies_of(index) -> tuple[dict[str, str], dict[str, list[int]]]:
     """ticker -> company name, and ticker -> fiscal years of its filings, for one generation."""
-    if index.name not in _COMPANIES:
+    key = _identity(index)
+    if key not in _COMPANIES:
         facets = index.facets()
         years: dict[str, list[int]] = {}
         for cell in facets["filings"]:
             years.setdefault(cell["ticker"], []).append(cell["fiscal_year"])
         _COMPANIES.clear()
-        _COMPANIES[index.name] = (facets["companies"], {t: sorted(y) for t, y in years.items()})
-    return _COMPANIES[index.name]
+        _COMPANIES[key] = (facets["companies"], {t: sorted(y) for t, y in years.items()})
+    return _COMPANIES[key]
+
+
+def _identity(index) -> str:
+    """The generation's own directory: two data dirs both have a `gen-000001`, and one process
+    (the app beside an evaluation, a test run) may read both."""
+    return str(index.path.resolve())
 
 
 _FACTS: OrderedDict = OrderedDict()
@@ -60,7 +67,7 @@ _FACTS_LOCK = threading.Lock()
 def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...]) -> list:
     """The company's facts for these period years, from filings of `filed` (empty = any); the
     last few lookups are kept, as an analyst asks several questions about one company."""
-    key = (index.name, ticker, filed, periods)
+    key = (_identity(index), ticker, filed, periods)
     with _FACTS_LOCK:  # the app serves several sessions from threads
         if key in _FACTS:
             _FACTS.move_to_end(key)

@@ -35,3 +35,37 @@ def test_years_needed():
     assert years_needed(parse("inventory turnover FY2021")) == [2020, 2021]
     assert years_needed(parse("How did revenue change in fiscal 2024?")) == [2023, 2024]
     assert years_needed(parse("total assets at January 31, 2025")) == [2024, 2025]
+
+
+def test_two_data_dirs_with_the_same_generation_name_answer_from_their_own_facts(tmp_path):
+    """Both data dirs publish `gen-000001`; one process asks the first, then the second: the
+    second answer must be the second index's figure, not the first one's kept lookup."""
+    from conftest import FakeEmbedder
+
+    from finrag.ask import ask
+    from finrag.config import Settings
+    from finrag.facts import Fact
+    from finrag.generation import publish, write_generation
+    from finrag.search import HybridSearcher
+
+    embedder = FakeEmbedder()
+    answers = []
+    for team, value in (("a", 4540.0), ("b", 3969.0)):
+        settings = Settings(data_dir=tmp_path / team, qdrant_url=None)
+        chunk = Chunk(chunk_id=f"{team}" * 32, ticker="TSLA", company="Tesla, Inc.",
+                      fiscal_year=2024, chunk_type="table", page=49, filing_key="TSLA2024",
+                      text=f"Research and development | {value:,.0f}")
+        fact = Fact(ticker="TSLA", fiscal_year=2024, filing_key="TSLA2024", source="xbrl",
+                    concept="us-gaap:ResearchAndDevelopmentExpense",
+                    line_label="Research and development", statement="income",
+                    period_start="2024-01-01", period_end="2024-12-31", period_fiscal_year=2024,
+                    value=value, unit="USD millions", page=49)
+        write_generation(settings, "gen-000001", [chunk], embedder.encode([chunk.text]),
+                         embedder.name, [fact])
+        publish(settings.data_dir, "gen-000001")
+        searcher = HybridSearcher(settings, embedder)
+        try:
+            answers.append(ask(searcher, "Tesla research and development expense 2024").answer)
+        finally:
+            searcher.close()
+    assert [a.value for a in answers] == [4540.0, 3969.0]
