@@ -56,12 +56,13 @@ def read_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_
 
 def _picklable(counter) -> bool:
     """Whether `counter` can travel to a worker process (a test's local stand-in cannot: it
-    is then used here, serially)."""
+    is then used here, serially). Something defined in the parent's `__main__` pickles by
+    reference but cannot be found in a spawned worker (a `python -c` script, a notebook)."""
     try:
-        pickle.dumps(counter)
+        data = pickle.dumps(counter)
     except Exception:  # noqa: BLE001 - pickling raises several types
         return False
-    return True
+    return b"__main__" not in data
 
 
 def _serial(jobs, counter, data_dir: Path, progress) -> list[tuple]:

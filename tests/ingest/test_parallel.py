@@ -140,3 +140,27 @@ def test_the_cli_refuses_zero_workers_in_one_line(corpus, tmp_path, capsys, monk
     code = ingest_main(["build", str(corpus), "--workers", "0", "--data-dir", str(tmp_path / "d")])
     err = capsys.readouterr().err
     assert code == 1 and err == "error: workers must be at least 1, got 0\n"
+
+
+def test_a_counter_from_a_script_reads_in_this_process_without_worker_tracebacks(tmp_path):
+    """`python -c` defines its counter in `__main__`: it pickles, but a spawned worker cannot
+    find it. The build reads serially instead, and stderr holds only its own lines."""
+    import subprocess
+    import sys
+
+    from finrag.ingest.sample import unpack_sample
+
+    root = unpack_sample(tmp_path / "data") / "sec-edgar-filings"
+    units = [str(root / p) for p in SAMPLE_SUBSET]
+    script = ("import sys\n"
+              "from finrag.ingest.parallel import read_filings\n"
+              "class Count:\n"
+              "    def __call__(self, texts):\n"
+              "        return [len(t.split()) + 2 for t in texts]\n"
+              "jobs = [(__import__('pathlib').Path(u), None, None) for u in sys.argv[2:]]\n"
+              "read = read_filings(jobs, Count(), __import__('pathlib').Path(sys.argv[1]), 2)\n"
+              "print(len(read))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "data"), *units],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.split() == ["2"], done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
