@@ -105,7 +105,8 @@ except IndexUnavailable as exc:
     st.info(f"No index yet. {exc}")
     st.code(".venv/bin/python -m ingest build --sample", language="bash")
     st.stop()
-except StoreError as exc:  # e.g. a Qdrant server that lost or never had the collection
+except (StoreError, ValueError) as exc:
+    # a vector store that cannot be opened (a Qdrant server without the collection, say)
     st.title("finrag")
     st.error(str(exc))
     st.stop()

@@ -98,7 +98,7 @@ class ServerStore:
     def open(cls, client: QdrantClient, collection: str) -> ServerStore:
         _reachable(client)
         if not client.collection_exists(collection):
-            raise StoreError(f"Qdrant collection {collection!r} does not exist: rebuild the index")
+            raise ValueError(f"Qdrant collection {collection!r} does not exist: rebuild the index")
         return cls(client, collection)
 
     @classmethod
