@@ -100,6 +100,7 @@ class WordIds:
         return Encoding()
 
 
+@pytest.mark.slow  # imports torch
 def test_a_trace_that_would_change_vectors_is_not_used():
     import torch
 

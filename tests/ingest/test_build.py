@@ -131,6 +131,7 @@ build([Path(sys.argv[2])], Settings(data_dir=Path(sys.argv[1]), qdrant_url=None)
 """
 
 
+@pytest.mark.slow  # kills a build subprocess
 def test_a_killed_build_leaves_the_old_index_and_the_next_run_finishes(built, tmp_path):
     src, reference, _ = built
     data = tmp_path / "data"

@@ -54,6 +54,7 @@ def test_both_surfaces_give_the_year_the_filing_states_from_its_real_header():
     assert len(checked) >= 13
 
 
+@pytest.mark.slow  # reads every real filing
 def test_download_gives_the_stated_year_of_every_filing_from_its_period():
     """Filings without a header too (NVDA FY2023 and FY2024): the period the document states."""
     checked = 0

@@ -107,6 +107,7 @@ def test_fiscal_year_from_period(period, fye, expected):
     assert fiscal_year_from_period(period, fye) == expected
 
 
+@pytest.mark.slow  # reads every real filing
 def test_derived_fiscal_year_agrees_with_dei_on_every_real_filing():
     root = shared("filings", "sec-edgar-filings")
     checked = 0
@@ -263,6 +264,7 @@ def test_locate_finds_accession_folders_and_loose_files(tmp_path):
 # --- PDF and speed (shared data) --------------------------------------------------------------
 
 
+@pytest.mark.slow  # pypdf over a whole PDF
 def test_encrypted_pdf_reads_with_pages():
     pdf = shared("financebench", "pdfs", "NETFLIX_2015_10K.pdf")
     filing = read_filing(pdf, ticker="NFLX")

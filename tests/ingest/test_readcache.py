@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import FakeEmbedder, shared_path, word_count
 
 from finrag.config import Settings
@@ -37,6 +38,7 @@ def _counting_reader(monkeypatch) -> list[Path]:
     return calls
 
 
+@pytest.mark.slow  # pypdf over a whole PDF
 def test_rerun_serves_the_parse_from_the_cache(tmp_path, monkeypatch):
     pdf = _small_pdf(tmp_path, range(0, 6))
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
@@ -56,6 +58,7 @@ def test_rerun_serves_the_parse_from_the_cache(tmp_path, monkeypatch):
     assert len(calls) == 2 and third.filings[0].fiscal_year == 2019
 
 
+@pytest.mark.slow  # pypdf over a whole PDF
 def test_changed_bytes_are_parsed_again(tmp_path, monkeypatch):
     pdf = _small_pdf(tmp_path, range(0, 4))
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)

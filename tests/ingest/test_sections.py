@@ -82,6 +82,7 @@ def test_tag_stripped_text_skips_the_table_of_contents():
     assert items["Item 1B"].title == "Unresolved Staff Comments"
 
 
+@pytest.mark.slow  # pypdf over a whole PDF
 def test_pdf_filing():
     pdf = SHARED / "financebench" / "pdfs" / "NETFLIX_2015_10K.pdf"
     if not pdf.exists():

@@ -54,6 +54,7 @@ def test_a_case_depends_only_on_seed_and_number():
     assert make_case(fuzzing.HUGE_EVERY // 2, huge_bytes=100_000).mutation == fuzzing.HUGE
 
 
+@pytest.mark.slow  # a 50 MB filing
 def test_a_huge_filing_is_read_whole(tmp_path):
     number = fuzzing.HUGE_EVERY // 2
     case = make_case(number, seed=1, huge_bytes=3_000_000)  # the 50 MB case, scaled down
