@@ -29,6 +29,7 @@ from finrag.present import (
     explain,
     highlight_md,
     page_text,
+    page_words,
     short_id,
     snippet,
     vote,
@@ -274,7 +275,7 @@ if asked.answer is not None:
         if asked.answer.formula and asked.answer.formula not in asked.answer.text:
             st.caption("Formula: " + escape_md(asked.answer.formula))
         for c in asked.citations:
-            page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
+            page = page_words(c["page_label"], c["page"])
             line = escape_md(f"{c['ticker']} FY{c['fiscal_year']} · '{c['line_label']}' · "
                              f"{c['statement']} · {page}")
             st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)

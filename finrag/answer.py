@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from finrag.facts import Fact
 from finrag.lineitems import ITEMS, LineItem, label_matches, normalize, unit_fits
+from finrag.present import page_words
 from finrag.question import Question
 
 SCALE = {"USD": 1.0, "USD thousands": 1e3, "USD millions": 1e6, "USD billions": 1e9}
@@ -249,7 +250,7 @@ def fmt(value: float, unit: str, decimals: int | None = None) -> str:
 def cite(fig: Figure) -> str:
     f = fig.fact
     where = STATEMENT_NAMES.get(f.statement, f.statement)
-    page = f"p. {f.page_label}" if f.page_label else (f"page {f.page}" if f.page else "")
+    page = page_words(f.page_label, f.page)
     parts = [f"'{f.line_label}'", where, page, fig.note]
     return ", ".join(p for p in parts if p)
 

@@ -12,16 +12,12 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from finrag.answer import Answer, Outcome, answer
 from finrag.models import Filters, SearchResult
 from finrag.present import edgar_url
-from finrag.question import Question, parse
-
-# metrics that need the year before the one asked (averages of balances, changes)
-_NEEDS_PRIOR = {"inventory_turnover", "dio", "dpo", "dso", "receivables_turnover",
-                "payables_turnover", "asset_turnover", "fixed_asset_turnover", "roa", "roe"}
+from finrag.question import AVERAGED_BALANCE_METRICS, Question, parse
 
 
 @dataclass
@@ -88,7 +84,7 @@ def years_needed(q: Question) -> list[int]:
         years.add(int(q.date[:4]) - 1)  # a year ending in January may be the prior fiscal year
     if q.change and len(q.years) == 1:
         years.add(q.years[0] - 1)
-    if q.metric in _NEEDS_PRIOR or (q.metric == "dpo"):
+    if q.metric in AVERAGED_BALANCE_METRICS:  # their average balance needs the year before
         years |= {y - 1 for y in list(years)}
     return sorted(years)
 
@@ -105,15 +101,11 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     defaulted = None
     inferred = _company_from_passages(q, result)
     if inferred:
-        from dataclasses import replace
-
         q = replace(q, tickers=(inferred,))
     if q.asks_for_something and len(q.tickers) == 1 and not q.years and not q.date:
         years = [y for y in filed.get(q.tickers[0], []) if not filters.fiscal_years
                  or y in filters.fiscal_years]
         if years:
-            from dataclasses import replace
-
             q = replace(q, years=(years[-1],))
             defaulted = years[-1]
     facts = []

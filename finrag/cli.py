@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("question")
     a.add_argument("--ticker", action="append", default=[], help="repeatable")
     a.add_argument("--year", action="append", default=[], help="fiscal year, repeatable")
-    a.add_argument("--k", type=int, default=10, help="passages shown")
+    a.add_argument("--k", type=int, default=TOP_K, help="passages shown")
     a.add_argument("--data-dir", type=Path)
     a.add_argument("--json", action="store_true")
     a.add_argument("--no-auto-filters", action="store_true", help=AUTO_HELP)
@@ -363,16 +363,7 @@ def _eval_financebench(args) -> int:
 def _financebench_answers(args, searcher, questions, report) -> int:
     from finrag.measure.figures import score_financebench, table
 
-    answers = {}
-    with open(args.questions, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                d = json.loads(line)
-                answers[d.get("financebench_id")] = str(d.get("answer", ""))
-    records = [{"question": q, "answer": answers.get(q.financebench_id, "")}
-               for q in questions if q.question_type == "metrics-generated"]
-    if not records:
-        raise ValueError(f"{args.questions}: no metrics-generated question to answer")
+    records = [{"question": q, "answer": q.answer} for q in questions]  # metrics-generated only
     try:
         result = score_financebench(searcher, records, args.filter)
     finally:

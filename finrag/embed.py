@@ -31,7 +31,7 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -382,6 +382,7 @@ def onnx_cache_dir() -> Path:
     return Path(root) / "onnx"
 
 
+@cache
 def _export_key() -> str:
     """SHA-256 of the model's weights (memoized per file size and mtime, so a start does not
     re-read 90 MB) and of the export settings and model config files."""
@@ -400,7 +401,7 @@ def _export_key() -> str:
             for block in iter(lambda: f.read(1 << 20), b""):
                 h.update(block)
         digest = h.hexdigest()
-        _write_atomic(memo, json.dumps({seen: digest}).encode())
+        _write_atomic(memo, json.dumps({**known, seen: digest}).encode())
     h = hashlib.sha256(f"{digest}|{ONNX_EXPORT}|{MODEL_MAX_TOKENS}".encode())
     for name in ("config.json", "modules.json", "tokenizer.json", "1_Pooling/config.json"):
         path = model_path() / name

@@ -12,7 +12,7 @@ import csv
 import io
 
 from finrag.models import Hit, SearchResult
-from finrag.present import citation, edgar_url, explain
+from finrag.present import citation, edgar_url, explain, page_words
 
 LISTS = (("fused", "Fused (RRF)"), ("dense", "Dense"), ("bm25", "BM25"))
 FIELDS = ("list", "rank", "ticker", "fiscal_year", "section", "page", "chunk_type", "why",
@@ -27,7 +27,7 @@ def hit_citation(hit: Hit) -> str:
 
 
 def answer_citation(c: dict) -> str:
-    page = f"p. {c['page_label']}" if c.get("page_label") else f"page {c.get('page')} of the file"
+    page = page_words(c.get("page_label"), c.get("page"))
     out = f"{c['ticker']} FY{c['fiscal_year']} · '{c['line_label']}' · {c['statement']} · {page}"
     return out + (f" · {c['url']}" if c.get("url") else "")
 

@@ -87,13 +87,18 @@ def edgar_md(chunk: Chunk) -> str:
 
 
 def page_text(chunk: Chunk) -> str:
-    """The page as an analyst finds it: the printed number ("p. 35"); where the page prints
-    none, its position in the file, said as such ("page 3 of the file, no printed number");
-    "" when the page is unknown."""
-    if chunk.page_label:
-        return f"p. {chunk.page_label}"
-    if chunk.page:
-        return f"page {chunk.page} of the file, no printed number"
+    """The page of a chunk as an analyst finds it (see `page_words`)."""
+    return page_words(chunk.page_label, chunk.page)
+
+
+def page_words(label: str | None, page: int | None) -> str:
+    """The printed number ("p. 35"); where the page prints none, its position in the file, said
+    as such ("page 3 of the file, no printed number"); "" when the page is unknown. Every
+    citation (hits, answers, exports) says its page this way."""
+    if label:
+        return f"p. {label}"
+    if page:
+        return f"page {page} of the file, no printed number"
     return ""
 
 

@@ -118,6 +118,13 @@ closing made make makes earn earned earns brought bring record recorded full
 """.split())
 
 
+# Metrics over an average balance (turnover, days, returns): "average" in their question names
+# the metric's own averaging, not an average over years, and they need the prior year's balance.
+AVERAGED_BALANCE_METRICS = frozenset({
+    "dpo", "dso", "dio", "inventory_turnover", "receivables_turnover", "payables_turnover",
+    "asset_turnover", "fixed_asset_turnover", "roa", "roe"})
+
+
 def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Question:
     """Read `text`; `companies` is ticker -> company name of the index; `filters` (finrag
     Filters or None) supply the company and year when the question names none."""
@@ -137,9 +144,8 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
               ) and metric not in ("cagr",)
     if change and unit is None and metric is None and _GROWTH.search(head):
         unit = "percent"  # "revenue growth": a rate, where "change" is an amount
-    average = bool(_AVERAGE.search(head)) and len(years) > 1 and metric not in (
-        "dpo", "dso", "dio", "inventory_turnover", "receivables_turnover", "payables_turnover",
-        "asset_turnover", "fixed_asset_turnover", "roa", "roe")
+    average = (bool(_AVERAGE.search(head)) and len(years) > 1
+               and metric not in AVERAGED_BALANCE_METRICS)
     def_items = tuple(dict.fromkeys(i.key for _, _, i in find_items(definition)))
     rest = _rest(head, items_found, name_words)
     return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,

@@ -19,18 +19,19 @@ from pathlib import Path
 from finrag.facts import Fact
 from finrag.models import Filing
 
-FACT_MODULES = ("read", "pagelabels", "fiscal", "facts", "xbrl", "tables", "statements", "chunk")
+FACT_MODULES = ("facts", "xbrl", "tables", "statements", "chunk")
 
 
 @cache
 def code_fingerprint() -> str:
-    """Hash of the source of every module whose code decides the facts."""
+    """Hash of the source of every module whose code decides the facts: the reader's (its own
+    fingerprint, records included) and the fact stage's."""
     import importlib
 
-    from finrag.ingest.readcache import code_digest
+    from finrag.ingest.readcache import code_digest, reader_fingerprint
 
-    return code_digest(*(importlib.import_module(f"finrag.ingest.{name}") for name in FACT_MODULES),
-                       importlib.import_module("finrag.facts"))
+    modules = [importlib.import_module(f"finrag.ingest.{name}") for name in FACT_MODULES]
+    return code_digest(*modules, importlib.import_module("finrag.facts")) + reader_fingerprint()
 
 
 class FactCache:

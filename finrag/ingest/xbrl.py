@@ -60,7 +60,7 @@ def has_inline_xbrl(path: Path) -> bool:
         raw = path.read_bytes()
     except OSError:
         return False
-    return b"ix:nonfraction" in raw.lower()
+    return re.search(rb"ix:nonfraction", raw, re.I) is not None  # no lower-cased copy
 
 
 def read_xbrl_facts(path: Path) -> tuple[list[XbrlFact], list[Block]]:

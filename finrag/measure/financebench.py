@@ -34,6 +34,7 @@ class Question:
     question_type: str
     document: Document
     evidence_pages: frozenset[int]  # 1-based PDF page numbers
+    answer: str = ""  # the gold answer, as the data set writes it
 
     @property
     def evidence(self) -> frozenset[tuple[str, int]]:
@@ -64,7 +65,7 @@ def load(questions_file: Path, pdfs_dir: Path, doc_index: Path) -> tuple[list[Qu
             skipped.append(f"{qid}: no evidence page in {name}")
         else:
             questions.append(Question(qid, text, record.get("question_type", ""), doc,
-                                      frozenset(pages)))
+                                      frozenset(pages), str(record.get("answer", ""))))
     if not questions:
         raise DataError(f"{questions_file}: no question has its PDF in {pdfs_dir}")
     return questions, skipped
