@@ -82,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--seconds", type=float, default=60.0)
     st.add_argument("--reingest", action="store_true",
                     help="rebuild the index from its sources in another process meanwhile")
+    st.add_argument("--in-place", action="store_true",
+                    help="meanwhile remove the index's last filing, add it back and re-ingest "
+                    "it unchanged (in-place updates)")
     st.add_argument("--data-dir", type=Path)
     st.add_argument("--json", action="store_true")
     st.set_defaults(run=_stress)
@@ -471,7 +474,8 @@ def _bench(args) -> int:
 def _stress(args) -> int:
     from finrag.measure.stress import print_report, run_stress
 
-    report = run_stress(args.data_dir, args.clients, args.seconds, args.reingest)
+    report = run_stress(args.data_dir, args.clients, args.seconds, args.reingest,
+                        in_place=args.in_place)
     print(json.dumps(report, indent=2) if args.json else print_report(report))
     rebuilt = report["reingest"] is None or report["reingest"]["exit_code"] == 0
     return EXIT_OK if report["failed"] == 0 and rebuilt else EXIT_FAIL

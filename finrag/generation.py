@@ -1,11 +1,17 @@
-"""Writing one index generation: the chunk and fact tables, BM25, the vector store and the
-manifest, under a temporary name renamed into place when complete, then published by an atomic
-swap of CURRENT (the layout is in finrag.index)."""
+"""Writing one index generation: the chunk and fact tables, the engine's points (both legs) and
+the manifest, under a temporary name renamed into place when complete, then published by an
+atomic swap of CURRENT (the layout is in finrag.index).
+
+A generation is written whole (`write_generation`: every chunk) or as an update of the
+published one (`write_update`: a copy of it with some filings' chunks and facts taken out and
+others put in; nothing else is rewritten or re-embedded). Either way readers see the old
+generation until the new one is complete and published."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -15,14 +21,17 @@ from finrag import config
 from finrag.config import EMBED_DIM, Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS
-from finrag.lexical import BM25Index
+from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS, Index
+from finrag.lexical import K1, B, average_length, document_vector
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
+from finrag.store.base import StorePoint
 from finrag.store.clients import client_for
 from finrag.tokens import TOKENIZER_VERSION
 from finrag.views import bm25_terms, text_signature
 from finrag.vocabulary import PHRASES_FINGERPRINT
+
+POINT_BATCH = 1024
 
 
 def write_generation(
@@ -30,32 +39,71 @@ def write_generation(
     facts: list[Fact] | None = None,
 ) -> Path:
     """Write a complete generation under a temporary name, then rename it into place."""
-    root = settings.data_dir / GENERATIONS
-    tmp = root / f".tmp-{name}"
-    tmp.mkdir(parents=True)
+    tmp = _start(settings, name)
     _write_chunks(tmp / "chunks.sqlite", chunks)
     _write_facts(tmp / "chunks.sqlite", facts or [])
-    bm25 = BM25Index.build([bm25_terms(c) for c in chunks])
-    bm25.save(tmp / "bm25")
-    crash_point("bm25")
-    stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
-    backend = _write_vectors(settings, tmp, name, chunks, stored)
+    avgdl = average_length([bm25_terms(c) for c in chunks])
+    dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
+    store, backend = _create_store(settings, tmp, name, dim)
+    _write_points(store, chunks, vectors, avgdl)
+    backend.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
+    crash_point("flush")
+    store.close()
     manifest = {
         "format": FORMAT_VERSION,
         "generation": name,
         "model": model_name,
-        "dim": int(vectors.shape[1]) if len(vectors) else EMBED_DIM,
+        "dim": dim,
         "tokenizer": TOKENIZER_VERSION,
         "phrases": PHRASES_FINGERPRINT,
         "page_context": config.PAGE_CONTEXT,
-        "bm25": {"k1": bm25.k1, "b": bm25.b, "idf": bm25.idf_variant},
+        "bm25": {"k1": K1, "b": B, "idf": "lucene", "avgdl": avgdl},
         "backend": backend,
         "chunks": len(chunks),
         "facts": len(facts or []),
     }
+    return _finish(settings, tmp, name, manifest)
+
+
+def write_update(
+    settings: Settings, base: Index, name: str, drop: list[str], chunks: list[Chunk],
+    vectors: np.ndarray, facts: list[Fact],
+) -> Path:
+    """A generation that is `base` with the filings `drop` (filing keys) taken out and `chunks`
+    and `facts` (of other or the same filings) put in: the chunk table and the engine's shard
+    are copied from `base` and changed there, so unchanged chunks are neither rewritten nor
+    re-embedded. Embedded engine only (a server collection is shared by its readers: the server
+    path writes whole generations)."""
+    from finrag.store.edge import EdgeStore
+
+    tmp = _start(settings, name)
+    table = tmp / "chunks.sqlite"
+    shutil.copyfile(base.path / "chunks.sqlite", table)
+    crash_point("copied")
+    counts = _update_tables(table, drop, chunks, facts)
+    store = EdgeStore.open_for_update(base.path / "vectors", tmp / "vectors")
+    store.delete_filings(drop)
+    manifest = dict(base.manifest)
+    _write_points(store, chunks, vectors, manifest["bm25"]["avgdl"])
+    backend = {**manifest["backend"], **store.finish(optimize=False)}
+    crash_point("flush")
+    store.close()
+    manifest.update(generation=name, backend=backend, updated_from=base.name, **counts)
+    return _finish(settings, tmp, name, manifest)
+
+
+def _start(settings: Settings, name: str) -> Path:
+    tmp = settings.data_dir / GENERATIONS / f".tmp-{name}"
+    tmp.mkdir(parents=True)
+    return tmp
+
+
+def _finish(settings: Settings, tmp: Path, name: str, manifest: dict) -> Path:
+    """Write the manifest, then rename the generation into place, everything on disk first."""
     _write_json(tmp / "manifest.json", manifest)
     _fsync_tree(tmp)  # every file on disk before the name that makes it a generation
     crash_point("manifest")
+    root = settings.data_dir / GENERATIONS
     final = root / name
     os.replace(tmp, final)
     _fsync_dir(root)
@@ -82,17 +130,44 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
         " company TEXT, fiscal_year INTEGER, chunk_type TEXT, filing_key TEXT, signature TEXT,"
         " page INTEGER, payload TEXT)"
     )
-    con.executemany(
-        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (
-            (i, c.chunk_id, c.ticker, c.company, c.fiscal_year, c.chunk_type, c.filing_key,
-             text_signature(c.text), c.page, c.model_dump_json())
-            for i, c in enumerate(chunks)
-        ),
-    )
+    con.execute("CREATE INDEX chunks_by_filing ON chunks (filing_key)")
+    _insert_chunks(con, chunks, 0)
     crash_point("chunks")  # rows written, not committed
     con.commit()
     con.close()
+
+
+def _insert_chunks(con: sqlite3.Connection, chunks: list[Chunk], first_row: int) -> None:
+    con.executemany(
+        "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (
+            (first_row + i, c.chunk_id, c.ticker, c.company, c.fiscal_year, c.chunk_type,
+             c.filing_key, text_signature(c.text), c.page, c.model_dump_json())
+            for i, c in enumerate(chunks)
+        ),
+    )
+
+
+def _update_tables(path: Path, drop: list[str], chunks: list[Chunk],
+                   facts: list[Fact]) -> dict:
+    """Take the filings `drop` out of a copied chunk table and put `chunks` and `facts` in,
+    in one transaction; returns the new counts for the manifest."""
+    con = sqlite3.connect(path)
+    marks = ",".join("?" * len(drop))
+    for table in ("chunks", "facts"):
+        con.execute(f"DELETE FROM {table} WHERE filing_key IN ({marks})", drop)
+    _insert_chunks(con, chunks, _next_row(con, "chunks"))
+    _insert_facts(con, facts, _next_row(con, "facts"))
+    crash_point("chunks")  # rows written, not committed
+    con.commit()
+    counts = {"chunks": con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+              "facts": con.execute("SELECT COUNT(*) FROM facts").fetchone()[0]}
+    con.close()
+    return counts
+
+
+def _next_row(con: sqlite3.Connection, table: str) -> int:
+    return con.execute(f"SELECT COALESCE(MAX(row), -1) + 1 FROM {table}").fetchone()[0]
 
 
 FACT_COLUMNS = ("ticker", "fiscal_year", "period_fiscal_year", "filing_key", "concept",
@@ -107,19 +182,22 @@ def _write_facts(path: Path, facts: list[Fact]) -> None:
                 "payload TEXT)")
     con.execute("CREATE INDEX facts_by_year ON facts (ticker, fiscal_year)")
     con.execute("CREATE INDEX facts_by_period ON facts (ticker, period_fiscal_year)")
-    con.executemany(
-        f"INSERT INTO facts VALUES ({', '.join('?' * (len(FACT_COLUMNS) + 2))})",
-        ((i, *(getattr(f, c) for c in FACT_COLUMNS), f.model_dump_json())
-         for i, f in enumerate(facts)),
-    )
+    con.execute("CREATE INDEX facts_by_filing ON facts (filing_key)")
+    _insert_facts(con, facts, 0)
     con.commit()
     con.close()
 
 
-def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
-    ids = [c.chunk_id for c in chunks]
-    payloads = [_vector_payload(c) for c in chunks]
-    dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
+def _insert_facts(con: sqlite3.Connection, facts: list[Fact], first_row: int) -> None:
+    con.executemany(
+        f"INSERT INTO facts VALUES ({', '.join('?' * (len(FACT_COLUMNS) + 2))})",
+        ((first_row + i, *(getattr(f, c) for c in FACT_COLUMNS), f.model_dump_json())
+         for i, f in enumerate(facts)),
+    )
+
+
+def _create_store(settings, directory, name, dim):
+    """A new, empty store for generation `name`, and what the manifest says of it."""
     if settings.qdrant_url:
         from finrag.store.names import collection_name, data_dir_id
         from finrag.store.server import ServerStore
@@ -133,23 +211,31 @@ def _write_vectors(settings, directory, name, chunks, vectors) -> dict:
 
         store = EdgeStore.create(directory / "vectors", dim)
         kind = {"kind": "edge"}
-    for start in range(0, len(ids), 1024):
-        end = start + 1024
-        store.upsert(ids[start:end], vectors[start:end], payloads[start:end])
+    return store, kind
+
+
+def _write_points(store, chunks: list[Chunk], vectors: np.ndarray, avgdl: float) -> None:
+    """Every chunk's point, both legs, in batches: the dense leg keeps page-context vectors
+    (`page_context_vectors`, computed per page of a filing, so a filing's vectors do not
+    depend on which other filings are indexed)."""
+    stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
+    for start in range(0, len(chunks), POINT_BATCH):
+        store.upsert([
+            StorePoint(c.chunk_id, stored[i], document_vector(bm25_terms(c), avgdl),
+                       _payload(c))
+            for i, c in enumerate(chunks[start:start + POINT_BATCH], start=start)])
         crash_point("vectors")
-    kind.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
-    crash_point("flush")
-    store.close()
-    return kind
 
 
-def _vector_payload(chunk: Chunk) -> dict:
-    """The vector store keeps the filter fields; full payloads live in chunks.sqlite."""
+def _payload(chunk: Chunk) -> dict:
+    """The engine keeps the filter fields and the filing (what an update deletes by); full
+    payloads live in chunks.sqlite."""
     return {
         "chunk_id": chunk.chunk_id,
         "ticker": chunk.ticker,
         "fiscal_year": chunk.fiscal_year,
         "chunk_type": chunk.chunk_type,
+        "filing_key": chunk.filing_key,
     }
 
 

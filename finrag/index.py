@@ -1,4 +1,5 @@
-"""One index on disk: chunk table + BM25 + vector store + manifest, published whole.
+"""One index on disk: chunk table + the engine's shard (both retrieval legs) + manifest, published
+whole.
 
 Layout of a data directory::
 
@@ -7,16 +8,18 @@ Layout of a data directory::
         manifest.json       format, model, dim, tokenizer version, BM25 parameters, backend, counts
         chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page;
                             and the `facts` table (statement facts, by ticker and fiscal year)
-        bm25/               lexical index (row i = chunk row i)
-        vectors/            Qdrant edge shard (embedded backend only): page-context vectors
+        vectors/            Qdrant edge shard (embedded backend only): per chunk a dense
+                            page-context vector and its BM25 terms as a sparse vector, with the
+                            filter fields (a server keeps the same points in a collection)
     embeddings.sqlite       cache of vectors by hash of the embedded text (`dense_text`):
                             re-ingesting re-embeds nothing
     build.lock              one build at a time
     data-dir-id.json        (server backend) the id naming this data dir's Qdrant collections,
                             finrag-<id>-gen-NNNNNN (finrag.store.names)
 
-Readers never see a half-built index: a build writes a new generation under a temporary name,
-renames it into place, and only then points CURRENT at it (finrag.generation). A reader keeps
+Readers never see a half-built index: a build writes a new generation under a temporary name
+(whole, or as a copy of the published one with some filings replaced), renames it into place,
+and only then points CURRENT at it (finrag.generation). A reader keeps
 serving the generation it opened and switches when CURRENT names another one
 (`Index.is_stale`).
 """
@@ -34,7 +37,6 @@ import numpy as np
 
 from finrag.config import MODEL_NAME, Settings
 from finrag.facts import Fact
-from finrag.lexical import BM25Index
 from finrag.models import Chunk, Filters
 from finrag.pagevectors import page_codes
 from finrag.store.clients import client_for
@@ -49,7 +51,9 @@ from finrag.vocabulary import PHRASES_FINGERPRINT
 # name on EDGAR), and page footers no longer reach chunk texts; a format-4 index is refused with
 # the rebuild command
 # 6: chunks.sqlite has a `facts` table: the statement facts extracted at ingest (`Index.facts`)
-FORMAT_VERSION = 6
+# 7: BM25 lives in the engine as sparse vectors beside the dense ones (named "dense" and "bm25");
+# no bm25/ arrays; chunk and fact tables indexed by filing (in-place updates)
+FORMAT_VERSION = 7
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 
@@ -122,7 +126,8 @@ class Columns:
     types: Coded
     signatures: np.ndarray
     pages: np.ndarray
-    rows: dict[str, int]
+    rows: dict[str, int]  # chunk id -> its position in these columns
+    rowids: np.ndarray  # position -> its row in chunks.sqlite (an update leaves gaps)
 
 
 def read_manifest(data_dir: Path, name: str) -> dict:
@@ -182,7 +187,6 @@ class Index:
         self._current_stat: tuple | None = None  # CURRENT's (inode, mtime, size) when last read
         self._current_name: str | None = None
         self.columns = self._columns()
-        self.bm25 = BM25Index.load(self.path / "bm25", expect_tokenizer=TOKENIZER_VERSION)
         self.vectors = self._open_vectors()
 
     @classmethod
@@ -227,7 +231,8 @@ class Index:
 
     def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
         """The chunks of these ids (unknown ids are left out), read by row number."""
-        rows = [self.columns.rows[c] for c in chunk_ids if c in self.columns.rows]
+        rowids = self.columns.rowids
+        rows = [int(rowids[self.columns.rows[c]]) for c in chunk_ids if c in self.columns.rows]
         if not rows:
             return {}
         marks = ",".join("?" * len(rows))
@@ -277,6 +282,39 @@ class Index:
     def all_facts(self) -> list[Fact]:
         return self.facts()
 
+    def filing_chunk_ids(self, filing_keys: Iterable[str]) -> dict[str, set[str]]:
+        """filing key -> the ids of its chunks, for the filings asked about that are indexed."""
+        keys = list(filing_keys)
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start:start + 500]
+            for key, cid in self._db.execute(
+                    f"SELECT filing_key, chunk_id FROM chunks WHERE filing_key IN "
+                    f"({','.join('?' * len(part))})", part):
+                out.setdefault(key, set()).add(cid)
+        return out
+
+    def filing_facts(self, filing_keys: Iterable[str]) -> dict[str, list[Fact]]:
+        """filing key -> its facts in document order, for the filings asked about."""
+        keys = list(filing_keys)
+        out: dict[str, list[Fact]] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start:start + 500]
+            for key, payload in self._db.execute(
+                    f"SELECT filing_key, payload FROM facts WHERE filing_key IN "
+                    f"({','.join('?' * len(part))}) ORDER BY row", part):
+                out.setdefault(key, []).append(Fact.model_validate_json(payload))
+        return out
+
+    def filings(self) -> dict[str, dict]:
+        """filing key -> {"source": the file its chunks were read from (as given to ingest),
+        "ticker", "fiscal_year", "chunks": how many}."""
+        rows = self._db.execute(
+            "SELECT filing_key, MIN(json_extract(payload, '$.source')), MIN(ticker),"
+            " MIN(fiscal_year), COUNT(*) FROM chunks GROUP BY filing_key").fetchall()
+        return {key: {"source": source or "", "ticker": ticker, "fiscal_year": year,
+                      "chunks": n} for key, source, ticker, year, n in rows}
+
     def all_chunks(self) -> list[Chunk]:
         rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()
         return [Chunk.model_validate_json(p) for (p,) in rows]
@@ -304,7 +342,7 @@ class Index:
 
     def _columns(self) -> Columns:
         rows = self._db.execute(
-            "SELECT chunk_id, ticker, signature, fiscal_year, chunk_type, filing_key, page"
+            "SELECT chunk_id, ticker, signature, fiscal_year, chunk_type, filing_key, page, row"
             " FROM chunks ORDER BY row"
         ).fetchall()
         chunk_ids = [r[0] for r in rows]
@@ -320,6 +358,7 @@ class Index:
             signatures=signatures,
             pages=pages,
             rows={cid: i for i, cid in enumerate(chunk_ids)},
+            rowids=np.fromiter((r[7] for r in rows), dtype=np.int64, count=len(rows)),
         )
 
     def _open_vectors(self):

@@ -22,6 +22,7 @@ import numpy as np
 from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
 from finrag.fusion import rrf
 from finrag.index import Index
+from finrag.lexical import query_vector
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.store.base import StoreError
 from finrag.tokens import tokenize
@@ -150,7 +151,7 @@ class HybridSearcher:
         timings: dict[str, float] = {}
         asked = " ".join([text, *result.expansions])
         vector = self._start_embedding(asked, timings)  # a Future while the model runs
-        bm25 = self._bm25(index, bm25_tokens(text, result.expansions), mask, k_each, timings)
+        bm25 = self._bm25(index, bm25_tokens(text, result.expansions), filters, k_each, timings)
         too_long = self._too_long(text)
         dense = self._dense(index, vector, filters, k_each, timings)
         self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, fuse_by, timings)
@@ -199,12 +200,12 @@ class HybridSearcher:
         _check_known(index, hits)
         return hits
 
-    def _bm25(self, index, tokens, mask, k_each, timings) -> list[tuple[str, float]]:
+    def _bm25(self, index, tokens, filters, k_each, timings) -> list[tuple[str, float]]:
         t0 = time.perf_counter()
-        rows = index.bm25.search(tokens, k_each, mask)
-        ids = index.columns.chunk_ids
+        hits = index.vectors.search_terms(query_vector(tokens), filters, k_each)
         timings["bm25"] = (time.perf_counter() - t0) * 1000
-        return [(ids[row], score) for row, score in rows]
+        _check_known(index, hits)
+        return hits
 
     def _too_long(self, text: str) -> bool:
         counter = getattr(self.embedder, "count_tokens", None)

@@ -95,3 +95,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if REAL_MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+def as_points(ids, vectors, payloads, terms=None):
+    """Store points from parallel lists (no BM25 terms unless given), for the store tests."""
+    from finrag.store.base import StorePoint
+
+    terms = terms or [([], [])] * len(ids)
+    return [StorePoint(i, v, t, p) for i, v, t, p in zip(ids, vectors, terms, payloads)]

@@ -1,13 +1,14 @@
 """The ingest run: locate -> read -> sections -> chunks (+ facts) -> embed -> write a generation
--> publish.
+-> publish; and its inverse, `remove`.
 
-Each run reads every filing it is given, merges their chunks with the published index (a filing
-already indexed is replaced by its new chunks), and, if anything changed, writes a complete new
-index generation and publishes it. Each filing's statement facts (`finrag.ingest.facts`) are
-extracted beside its chunks and replaced with them. Nothing changed -> nothing is written.
-Embeddings go through a
-persistent cache, committed batch by batch, so a killed run resumes where it stopped and a
-re-run re-embeds nothing.
+Each run reads every filing it is given and compares it with the published index: a filing
+already indexed is replaced by its new chunks and facts (`finrag.ingest.facts`), an unchanged one
+is left alone. Nothing changed -> nothing is written. On the embedded engine the new generation
+is the published one with only the changed filings taken out and put back in (an update: no
+other chunk is rewritten or re-embedded, the HNSW graph is not rebuilt); the first build,
+`--rebuild` and a server collection write every chunk. Embeddings go through a persistent
+cache, committed batch by batch, so a killed run resumes where it stopped and a re-run
+re-embeds nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from finrag.cache import EmbeddingCache
 from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.generation import publish, write_generation
+from finrag.generation import publish, write_generation, write_update
 from finrag.index import GENERATIONS, Index, current_generation
 from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.factcache import FactCache
@@ -123,25 +124,175 @@ def build(
     _ensure_writable(settings.data_dir)
     with _build_lock(settings.data_dir), _storage_faults(settings):
         _remove_leftovers(settings)
-        old, old_facts = ([], []) if rebuild else _published(settings)
         per_unit = {Path(k).resolve(): v for k, v in (overrides or {}).items()}
         jobs = [_job(unit, per_unit, ticker, fiscal_year) for unit in units]
         if progress:
             progress.filings = len(jobs)
-        read = read_filings(jobs, counter, settings.data_dir, workers, progress)
-        merged = _merge(old, _fresh(read))
-        facts = _merge_facts(old_facts, _fresh_facts(read))
-        _count_new(read, old)
-        reports = [report for report, _, _ in read]
-        changed = (rebuild or {c.chunk_id for c in merged} != {c.chunk_id for c in old}
-                   or _fact_keys(facts) != _fact_keys(old_facts))
-        embedded, name = 0, current_generation(settings.data_dir)
-        if changed:
-            _check_space(settings, len(merged))
-            embedded = _embed(settings, embedder, merged, progress)
-            name = _write(settings, embedder, merged, facts)
+        base = None if rebuild else _open_published(settings)
+        try:
+            read = read_filings(jobs, counter, settings.data_dir, workers, progress)
+            if base is not None and _updatable(base):
+                embedded, name, changed = _update(settings, embedder, base, read, progress)
+            else:
+                embedded, name, changed = _rewrite(settings, embedder, base, read, progress,
+                                                   rebuild)
+        finally:
+            if base is not None:
+                base.close()
         _collect_garbage(settings)
+    reports = [report for report, _, _ in read]
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
+
+
+@dataclass
+class RemoveReport:
+    removed: list[dict]  # {"path", "filing_key", "ticker", "fiscal_year", "chunks"}
+    errors: list[str]  # one line per path that names no indexed filing
+    generation: str | None
+    published: bool
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"removed": self.removed, "errors": self.errors, "generation": self.generation,
+                "published": self.published, "seconds": round(self.seconds, 3)}
+
+
+def remove(paths: list[Path], settings: Settings) -> RemoveReport:
+    """Take out of the index the filings read from `paths` (files, or folders holding them, as
+    given to ingest; relative paths from the current directory). A path that names no indexed
+    filing is an error line of its own; the others are still removed."""
+    started = time.perf_counter()
+    _ensure_writable(settings.data_dir)
+    with _build_lock(settings.data_dir), _storage_faults(settings):
+        _remove_leftovers(settings)
+        if current_generation(settings.data_dir) is None:
+            raise BuildError(f"no index in {settings.data_dir}: nothing to remove")
+        base = Index.open(settings)
+        try:
+            filings = base.filings()
+            wanted = [Path(p).resolve() for p in paths]
+            keys: dict[str, str] = {}
+            errors = []
+            for given, path in zip(paths, wanted):
+                found = [k for k, f in filings.items()
+                         if _within(Path(f["source"]).resolve(), path) and k not in keys]
+                if not found:
+                    errors.append(f"{given}: no indexed filing was read from this path; "
+                                  "`python -m ingest status` lists what is indexed")
+                keys.update((k, str(given)) for k in found)
+            removed = [{"path": path, "filing_key": key,
+                        **{f: filings[key][f] for f in ("ticker", "fiscal_year", "chunks")}}
+                       for key, path in keys.items()]
+            name, published = base.name, False
+            if keys:
+                if _updatable(base):
+                    name = _write_update(settings, base, sorted(keys), [], [])
+                else:
+                    kept = [c for c in base.all_chunks() if c.filing_key not in keys]
+                    facts = [f for f in base.all_facts() if f.filing_key not in keys]
+                    name = _write_whole(settings, (base.manifest["model"], base.manifest["dim"]),
+                                       kept, facts)
+                published = True
+        finally:
+            base.close()
+        _collect_garbage(settings)
+    return RemoveReport(removed, errors, name, published, time.perf_counter() - started)
+
+
+def _within(source: Path, path: Path) -> bool:
+    return source == path or path in source.parents
+
+
+def _open_published(settings: Settings) -> Index | None:
+    if current_generation(settings.data_dir) is None:
+        return None
+    return Index.open(settings)
+
+
+def _updatable(base: Index) -> bool:
+    """A change to a few filings is written as an update of the published generation on the
+    embedded engine (its shard is copied, then changed); a server collection is shared with
+    its readers, so there every build writes a whole new collection."""
+    return base.manifest["backend"]["kind"] == "edge"
+
+
+def _rewrite(settings, embedder, base: Index | None, read, progress, rebuild: bool):
+    """The whole index written anew: the published chunks (none for a first build or
+    --rebuild) with every filing read replacing its old self."""
+    old = base.all_chunks() if base is not None else []
+    old_facts = base.all_facts() if base is not None else []
+    merged = _merge(old, _fresh(read))
+    facts = _merge_facts(old_facts, _fresh_facts(read))
+    old_ids = {c.chunk_id for c in old}
+    _count_new(read, lambda c: c.chunk_id not in old_ids)
+    changed = (rebuild or {c.chunk_id for c in merged} != old_ids
+               or _fact_keys(facts) != _fact_keys(old_facts))
+    embedded, name = 0, current_generation(settings.data_dir)
+    if changed:
+        _check_space(settings, len(merged))
+        embedded = _embed(settings, embedder, merged, progress)
+        name = _write_whole(settings, (embedder.name, embedder.dim), merged, facts)
+    return embedded, name, changed
+
+
+def _update(settings, embedder, base: Index, read, progress):
+    """Only the filings whose chunks or facts differ from the published ones are written: their
+    old points and rows are taken out of a copy of the published generation and their new ones
+    put in. An unchanged filing costs a lookup; nothing changed -> nothing written."""
+    fresh, fresh_facts = _fresh(read), _fresh_facts(read)
+    old_ids = base.filing_chunk_ids(fresh)
+    old_facts = base.filing_facts(fresh)
+    changed = sorted(
+        key for key, chunks in fresh.items()
+        if {c.chunk_id for c in chunks} != old_ids.get(key, set())
+        or _fact_keys(fresh_facts[key]) != _fact_keys(old_facts.get(key, [])))
+    _count_new(read, lambda c: c.chunk_id not in old_ids.get(c.filing_key, ()))
+    if not changed:
+        return 0, base.name, False
+    dropped = set().union(*(old_ids.get(k, set()) for k in changed))
+    seen: set[str] = set()
+    chunks = []
+    for key in changed:  # a chunk id another indexed filing holds stays with that filing
+        for c in fresh[key]:
+            if c.chunk_id not in seen and (c.chunk_id not in base.columns.rows
+                                           or c.chunk_id in dropped):
+                seen.add(c.chunk_id)
+                chunks.append(c)
+    facts = [f for key in changed for f in fresh_facts[key]]
+    _check_space(settings, len(base) + len(chunks))
+    embedded = _embed(settings, embedder, chunks, progress)
+    name = _write_update(settings, base, changed, chunks, facts)
+    return embedded, name, True
+
+
+def _write_whole(settings, model: tuple[str, int], chunks, facts: list[Fact]) -> str:
+    vectors = _vectors(settings, chunks, model)
+    name = _next_name(settings.data_dir)
+    write_generation(settings, name, chunks, vectors, model[0], facts)
+    publish(settings.data_dir, name)
+    crash_point("published")
+    return name
+
+
+def _write_update(settings, base: Index, drop: list[str], chunks, facts) -> str:
+    vectors = _vectors(settings, chunks, (base.manifest["model"], base.manifest["dim"]))
+    name = _next_name(settings.data_dir)
+    write_update(settings, base, name, drop, chunks, vectors, facts)
+    publish(settings.data_dir, name)
+    crash_point("published")
+    return name
+
+
+def _vectors(settings, chunks, model: tuple[str, int]) -> np.ndarray:
+    """The chunks' embeddings by `model` (name, dimension), all in the cache (`_embed` ran
+    first; a removal's remaining chunks were embedded when they were indexed)."""
+    if not chunks:
+        return np.zeros((0, model[1]), dtype=np.float32)
+    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", *model)
+    try:
+        return cache.get([dense_text(c) for c in chunks])
+    finally:
+        cache.close()
 
 
 def _job(unit: Path, per_unit: dict, ticker, fiscal_year) -> tuple[Path, str | None, int | None]:
@@ -237,10 +388,9 @@ def _fact_keys(facts: list[Fact]) -> set[str]:
     return {f.model_dump_json() for f in facts}
 
 
-def _count_new(read, old: list[Chunk]) -> None:
-    old_ids = {c.chunk_id for c in old}
+def _count_new(read, is_new) -> None:
     for report, chunks, _ in read:
-        report.new_chunks = sum(c.chunk_id not in old_ids for c in chunks)
+        report.new_chunks = sum(map(is_new, chunks))
         if report.status == "ok" and report.new_chunks == 0:
             report.status = "skipped"  # already indexed, unchanged
 
@@ -261,31 +411,6 @@ def _embedded(progress, n: int) -> None:
     if progress:
         progress.embedded(n)
     crash_point("embed")  # after the batch is committed to the cache
-
-
-def _write(settings, embedder, chunks, facts: list[Fact]) -> str:
-    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", embedder.name, embedder.dim)
-    try:
-        vectors = (cache.get([dense_text(c) for c in chunks]) if chunks
-                   else np.zeros((0, embedder.dim)))
-    finally:
-        cache.close()
-    name = _next_name(settings.data_dir)
-    write_generation(settings, name, chunks, vectors, embedder.name, facts)
-    publish(settings.data_dir, name)
-    crash_point("published")
-    return name
-
-
-def _published(settings: Settings) -> tuple[list[Chunk], list[Fact]]:
-    """The published generation's chunks and facts."""
-    if current_generation(settings.data_dir) is None:
-        return [], []
-    index = Index.open(settings)
-    try:
-        return index.all_chunks(), index.all_facts()
-    finally:
-        index.close()
 
 
 def _next_name(data_dir: Path) -> str:

@@ -1,4 +1,4 @@
-"""`python -m ingest download|build|status|fuzz`: thin argparse surface over the ingest job."""
+"""`python -m ingest download|build|remove|status|fuzz`: a thin argparse surface over ingest."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m ingest", description="Index 10-K filings.")
-    sub = p.add_subparsers(required=True, metavar="{download,build,status,fuzz}")
+    sub = p.add_subparsers(required=True, metavar="{download,build,remove,status,fuzz}")
 
     d = sub.add_parser("download", help="fetch 10-Ks from SEC EDGAR")
     d.add_argument("--tickers", required=True, help="comma-separated, e.g. AAPL,MSFT")
@@ -45,12 +45,19 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--ticker", help="override the ticker read from the filing")
     b.add_argument("--fiscal-year", type=int, help="override the fiscal year read from the filing")
     b.add_argument("--rebuild", action="store_true",
-                   help="start a fresh index from these paths only")
+                   help="start a fresh index from these paths only, every chunk written anew")
     b.add_argument("--if-missing", action="store_true", help="do nothing if an index exists")
     b.add_argument("--json", action="store_true", help="print a JSON report")
     b.add_argument("--workers", type=int, help="processes reading filings "
                    "(default: one per CPU core)")
     b.set_defaults(run=_build)
+
+    r = sub.add_parser("remove", help="take out the filings read from these paths")
+    r.add_argument("paths", nargs="+", type=Path,
+                   help="files or folders as they were given to `ingest build`")
+    r.add_argument("--data-dir", type=Path)
+    r.add_argument("--json", action="store_true", help="print a JSON report")
+    r.set_defaults(run=_remove)
 
     s = sub.add_parser("status", help="what is indexed")
     s.add_argument("--data-dir", type=Path)
@@ -127,6 +134,24 @@ def _print_report(report) -> None:
     state = f"published {report.generation}" if report.published else "index unchanged"
     print(f"{t['filings']} filings, {t['chunks']} chunks, {t['new_chunks']} new, "
           f"{t['failed']} failed; embedded {report.embedded}; {state} in {report.seconds:.1f}s")
+
+
+def _remove(args) -> int:
+    from finrag.ingest.build import remove
+
+    settings = Settings.from_env(args.data_dir)
+    report = remove(args.paths, settings)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        for line in report.errors:
+            print(f"error: {line}", file=sys.stderr)
+        for f in report.removed:
+            print(f"removed {f['ticker']} FY{f['fiscal_year']} {f['filing_key']}: "
+                  f"{f['chunks']} chunks ({f['path']})")
+        state = f"published {report.generation}" if report.published else "index unchanged"
+        print(f"{len(report.removed)} filings removed; {state} in {report.seconds:.1f}s")
+    return EXIT_PARTIAL if report.errors else EXIT_OK
 
 
 def _fuzz(args) -> int:

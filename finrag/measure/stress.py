@@ -9,9 +9,12 @@ load the model and open the index first, then start together and cycle a fixed l
 (the canary questions, each with its filters and without) until told to stop.
 
 With `reingest`, `python -m ingest build --rebuild <the index's own sources>` runs beside them;
-a thread notes when CURRENT names the new generation, and the report says when each client
-first answered from it, whether any query started after the publish was answered by an older
-generation, and whether two answers to one query from one generation ever differed.
+with `in_place`, the index's last filing is removed, added back and re-ingested unchanged
+(`ingest remove`, `ingest build`, `ingest build`: in-place updates); `steps` runs any such
+sequence of ingest commands. A thread notes when CURRENT names each new generation, and the
+report says when each client first answered from the last one, whether any query started after
+a publish was answered by an older generation, and whether two answers to one query from one
+generation ever differed.
 """
 
 from __future__ import annotations
@@ -70,13 +73,15 @@ def default_queries() -> list[Query]:
 
 
 def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
-               reingest: bool = False, *, queries: list[Query] | None = None,
+               reingest: bool = False, *, in_place: bool = False,
+               steps: list[list[str]] | None = None, queries: list[Query] | None = None,
                embedder: str | None = None, rebuild_paths: list[Path] | None = None,
                reingest_after: float | None = None, keep_answers: bool = False) -> dict:
     """Run the load and return the report (see `print_report` for what it holds).
 
     `embedder` is "module:Class", built in each client (default REAL_EMBEDDER);
-    `rebuild_paths` replaces the index's own sources for the re-ingest; `keep_answers` adds
+    `rebuild_paths` replaces the index's own sources for the re-ingest; `steps` (arguments of
+    `python -m ingest`, run one after the other) replaces the re-ingest; `keep_answers` adds
     every answer to the report (for tests)."""
     if clients < 1 or seconds <= 0:
         raise ValueError(f"--clients {clients} / --seconds {seconds}: both must be positive")
@@ -85,12 +90,16 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
         raise IndexUnavailable(f"no index in {settings.data_dir}: {NO_INDEX_HINT}")
     queries = queries or default_queries()
     opened = _describe(settings)
+    reingest = reingest or in_place or bool(steps)
     sources = [str(p) for p in (rebuild_paths or opened["sources"])] if reingest else []
     missing = [s for s in sources if not Path(s).exists()]
-    if reingest and (not sources or missing):
+    if reingest and not steps and (not sources or missing):
         raise ValueError(f"cannot re-ingest: source {missing[0] if missing else '(none)'} of the "
                          "index is gone; rebuild it with "
                          "`python -m ingest build --rebuild PATH...`")
+    if not steps and reingest:
+        steps = ([["remove", sources[-1]], ["build", sources[-1]], ["build", sources[-1]]]
+                 if in_place else [["build", "--rebuild", *sources]])
     procs = [_Client(i, settings.data_dir, embedder or REAL_EMBEDDER, queries)
              for i in range(clients)]
     try:
@@ -99,7 +108,7 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
         t0 = time.time()
         for c in procs:
             c.send("go")
-        build = _reingest(settings, sources, t0, seconds, reingest_after) if reingest else None
+        build = _reingest(settings, steps, t0, seconds, reingest_after) if reingest else None
         end = t0 + seconds if build is None else max(t0 + seconds, build["ended"] + 2.0)
         time.sleep(max(0.0, end - time.time()))  # (with a re-ingest: some queries after it)
         for c in procs:
@@ -139,8 +148,9 @@ def _accession_folder(folder: Path) -> bool:
 # --- the re-ingest -------------------------------------------------------------------------
 
 
-def _reingest(settings, sources, t0, seconds, after) -> dict:
-    """Start the rebuild `after` seconds in, run it to the end, note when it was published."""
+def _reingest(settings, steps: list[list[str]], t0, seconds, after) -> dict:
+    """Start the ingest commands `after` seconds in, run them one after the other to the end,
+    note when each new generation was published."""
     time.sleep(max(0.0, t0 + (min(5.0, seconds / 10) if after is None else after) - time.time()))
     old = current_generation(settings.data_dir)
     seen: dict[str, float] = {}
@@ -149,18 +159,29 @@ def _reingest(settings, sources, t0, seconds, after) -> dict:
                                daemon=True)
     watcher.start()
     env = _child_env()
-    cmd = [sys.executable, "-m", "finrag.ingest", "build", "--rebuild", *sources,
-           "--data-dir", str(settings.data_dir), "--json"]
+    runs = []
     started = time.time()
-    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
+    for argv in steps:
+        cmd = [sys.executable, "-m", "finrag.ingest", *argv, "--data-dir",
+               str(settings.data_dir), "--json"]
+        began = time.time()
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
+        out = _json_of(proc.stdout)
+        runs.append({"command": " ".join([argv[0], *(a for a in argv[1:] if a.startswith("-"))]),
+                     "exit_code": proc.returncode, "generation": out.get("generation"),
+                     "published": out.get("published"), "seconds": round(time.time() - began, 2),
+                     "error": _last_line(proc.stderr) if proc.returncode not in (0, 2) else ""})
     ended = time.time()
     stop.set()
     watcher.join()
-    generation = _generation_of(proc.stdout)
-    return {"sources": len(sources), "exit_code": proc.returncode, "generation": generation,
+    generation = runs[-1]["generation"] if runs else None
+    failed = next((r for r in runs if r["exit_code"] not in (0, 2)), None)
+    return {"sources": len({a for argv in steps for a in argv[1:] if not a.startswith("-")}),
+            "exit_code": failed["exit_code"] if failed else 0, "generation": generation,
             "previous": old, "started_s": started - t0, "build_s": ended - started,
             "published": seen.get(generation or "", None), "t0": t0, "ended": ended,
-            "error": _last_line(proc.stderr) if proc.returncode not in (0, 2) else ""}
+            "error": failed["error"] if failed else "", "steps": runs,
+            "publishes": dict(seen)}
 
 
 def _watch(data_dir: Path, old: str | None, seen: dict, stop: threading.Event) -> None:
@@ -175,11 +196,12 @@ def _watch(data_dir: Path, old: str | None, seen: dict, stop: threading.Event) -
         seen.setdefault(name, time.time())
 
 
-def _generation_of(stdout: str) -> str | None:
+def _json_of(stdout: str) -> dict:
     try:
-        return json.loads(stdout).get("generation")
-    except (json.JSONDecodeError, AttributeError):
-        return None
+        out = json.loads(stdout)
+    except json.JSONDecodeError:
+        return {}
+    return out if isinstance(out, dict) else {}
 
 
 def _last_line(text: str) -> str:
@@ -321,7 +343,12 @@ def _inconsistent(answers: list[Answer]) -> int:
 def _switch(build: dict, answers: list[Answer]) -> dict:
     """When the clients moved to the new generation, measured from the publish."""
     out = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in build.items()
-           if k not in ("published", "t0", "ended")}
+           if k not in ("published", "t0", "ended", "publishes")}
+    # a query that began after a generation was published, answered by an older one
+    stale = [a for a in answers
+             if any(a.start > when and a.generation < gen
+                    for gen, when in build["publishes"].items())]
+    out["stale_after_publish"] = len(stale)
     published = build["published"]
     if published is None:
         return {**out, "published_s": None}
@@ -331,14 +358,12 @@ def _switch(build: dict, answers: list[Answer]) -> dict:
         if a.generation == new:
             first.setdefault(a.client, a)
     ends = [a.start + a.ms / 1000 - published for a in first.values()]
-    stale = [a for a in answers if a.start > published and a.generation != new]
     out.update(
         published_s=round(published - build["t0"], 2),
         first_answer_ms=round(min(ends) * 1000, 1) if ends else None,
         all_clients_ms=round(max(ends) * 1000, 1) if ends else None,
         clients_switched=len(first),
         swap_query_ms=round(max(a.ms for a in first.values()), 1) if first else None,
-        stale_after_publish=len(stale),
     )
     return out
 
@@ -357,8 +382,9 @@ def print_report(r: dict) -> str:
     lines += [f"  error x{n}: {e}" for e, n in r["errors"].items()]
     b = r["reingest"]
     if b:
-        head = (f"re-ingest: rebuild of {b['sources']} sources started at {b['started_s']} s, "
-                f"took {b['build_s']} s, exit {b['exit_code']}")
+        done = "; ".join(f"{s['command']} -> {s['generation'] if s['published'] else 'unchanged'}"
+                         f" ({s['seconds']} s, exit {s['exit_code']})" for s in b["steps"])
+        head = (f"ingest while serving, from {b['started_s']} s for {b['build_s']} s: {done}")
         if b["error"]:
             head += f" ({b['error']})"
         lines.append(head)

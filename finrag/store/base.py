@@ -1,8 +1,10 @@
-"""The interface every vector store backend implements (like qdrant-client's local / remote)."""
+"""The interface every store backend implements (embedded engine, Qdrant server): both retrieval
+legs of every chunk, filtered inside the engine."""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -11,6 +13,21 @@ from finrag.models import Filters
 
 POINT_NAMESPACE = uuid.UUID("6f1c1b9e-3f0a-4d1e-9a55-0b8d1f2c7e41")
 FILTER_FIELDS = {"tickers": "ticker", "fiscal_years": "fiscal_year", "chunk_types": "chunk_type"}
+# Payload fields with an index: the filters' fields, and the filing a point belongs to (what an
+# in-place update deletes by).
+PAYLOAD_INDEXES = {"ticker": "keyword", "chunk_type": "keyword", "fiscal_year": "integer",
+                   "filing_key": "keyword"}
+DENSE, SPARSE = "dense", "bm25"  # the two named vectors of every point
+
+
+@dataclass(frozen=True)
+class StorePoint:
+    """One chunk as the engine keeps it: both legs' vectors and the payload filtered on."""
+
+    chunk_id: str
+    dense: np.ndarray
+    terms: tuple[list[int], list[float]]  # BM25 (finrag.lexical.document_vector)
+    payload: dict
 
 
 class StoreError(RuntimeError):
@@ -35,10 +52,15 @@ def ranked(pairs: list[tuple[str, float]]) -> list[tuple[str, float]]:
 
 
 class VectorStore(Protocol):
-    def upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None: ...
+    def upsert(self, points: list[StorePoint]) -> None: ...
+
+    def delete_filings(self, filing_keys: list[str]) -> None: ...
 
     def search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[tuple[str, float]]:
         ...
+
+    def search_terms(self, terms: tuple[list[int], list[float]], filters: Filters,
+                     limit: int) -> list[tuple[str, float]]: ...
 
     def count(self) -> int: ...
 

@@ -1,6 +1,13 @@
-"""Qdrant's embedded engine (qdrant-edge-py 0.9.0, beta API): the default vector store.
+"""Qdrant's embedded engine (qdrant-edge-py 0.9.0, beta API): the default store of both legs.
 
-One shard directory per index generation, written once by a build and then only read. Shards
+One shard holds, per chunk, its dense vector ("dense", cosine), its BM25 terms as a sparse
+vector ("bm25", the engine multiplying in idf: finrag.lexical) and the filter fields, with a
+payload index on each. Both legs apply the filters inside the engine, before their top-k.
+
+One shard directory per index generation, written by a build and then only read. A build that
+changes a few filings copies the published shard into its new generation and applies only
+those filings' deletions and upserts there (`open_for_update`); readers of the published one
+never see a write. Shards
 are created without a write-ahead log: a generation becomes visible only after `finish()` has
 flushed it and the build has published it, so a WAL buys nothing, and without one several
 reader processes (the app, `finrag search`) can open the same finished shard at once (with a
@@ -25,7 +32,16 @@ import numpy as np
 import qdrant_edge as qe
 
 from finrag.models import Filters
-from finrag.store.base import filter_conditions, point_id, ranked
+from finrag.sparsecopy import copy_tree
+from finrag.store.base import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    SPARSE,
+    StorePoint,
+    filter_conditions,
+    point_id,
+    ranked,
+)
 
 BATCH = 1024
 # Qdrant's defaults, stated so the manifest records what built the graph. full_scan_threshold is
@@ -42,17 +58,23 @@ class EdgeStore:
     @classmethod
     def create(cls, path: Path, dim: int) -> EdgeStore:
         config = qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine),
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             hnsw_config=qe.HnswIndexConfig(**HNSW),
             wal_enabled=False,
         )
         shard = qe.EdgeShard.create(str(path), config)
-        shard.update(qe.UpdateOperation.create_field_index("ticker", qe.PayloadSchemaType.Keyword))
-        shard.update(qe.UpdateOperation.create_field_index("chunk_type",
-                                                           qe.PayloadSchemaType.Keyword))
-        shard.update(qe.UpdateOperation.create_field_index("fiscal_year",
-                                                           qe.PayloadSchemaType.Integer))
+        for field, kind in PAYLOAD_INDEXES.items():
+            schema = qe.PayloadSchemaType.Integer if kind == "integer" else \
+                qe.PayloadSchemaType.Keyword
+            shard.update(qe.UpdateOperation.create_field_index(field, schema))
         return cls(shard, path)
+
+    @classmethod
+    def open_for_update(cls, source: Path, path: Path) -> EdgeStore:
+        """A copy of the finished shard at `source`, at `path`, open for this build alone."""
+        copy_tree(source, path)  # keeping the holes of the engine's preallocated files
+        return cls.open(path)
 
     @classmethod
     def open(cls, path: Path) -> EdgeStore:
@@ -63,32 +85,58 @@ class EdgeStore:
         except Exception as exc:  # the engine raises bare runtime errors
             raise ValueError(f"cannot open the vector store at {path}: {exc}") from exc
 
-    def upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
-        for start in range(0, len(ids), BATCH):
-            points = [
-                qe.Point(id=point_id(cid), vector=vec.tolist(), payload={**pl, "chunk_id": cid})
-                for cid, vec, pl in zip(ids[start:start + BATCH], vectors[start:start + BATCH],
-                                        payloads[start:start + BATCH])
-            ]
-            self._shard.update(qe.UpdateOperation.upsert_points(points))
+    def upsert(self, points: list[StorePoint]) -> None:
+        for start in range(0, len(points), BATCH):
+            self._shard.update(qe.UpdateOperation.upsert_points([
+                qe.Point(id=point_id(p.chunk_id),
+                         vector={DENSE: p.dense.tolist(),
+                                 SPARSE: qe.SparseVector(indices=p.terms[0], values=p.terms[1])},
+                         payload={**p.payload, "chunk_id": p.chunk_id})
+                for p in points[start:start + BATCH]]))
+
+    def delete_filings(self, filing_keys: list[str]) -> None:
+        """Take out every point of these filings."""
+        if filing_keys:
+            self._shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[
+                qe.FieldCondition(key="filing_key", match=qe.MatchAny(any=list(filing_keys)))])))
 
     def search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        """The dense leg: nearest by cosine among the points passing the filters."""
         condition = _filter(filters)
         request = qe.QueryRequest(
-            limit=limit, query=qe.Query.Nearest([float(x) for x in vector]),
-            filter=condition, with_payload=True, with_vector=False,
+            limit=limit, query=qe.Query.Nearest([float(x) for x in vector], using=DENSE),
+            filter=condition, with_payload=["chunk_id"],
+            with_vector=False,
             params=qe.SearchParams(exact=True) if condition else qe.SearchParams(hnsw_ef=HNSW_EF),
         )
         return ranked([(p.payload["chunk_id"], p.score) for p in self._shard.query(request)])
 
+    def search_terms(self, terms: tuple[list[int], list[float]], filters: Filters,
+                     limit: int) -> list[tuple[str, float]]:
+        """The BM25 leg: the points passing the filters ranked by BM25 (`finrag.lexical`);
+        a point sharing no term with the query is never returned."""
+        if not terms[0]:
+            return []
+        request = qe.QueryRequest(
+            limit=limit, query=qe.Query.Nearest(qe.SparseVector(indices=terms[0],
+                                                                values=terms[1]), using=SPARSE),
+            filter=_filter(filters), with_payload=["chunk_id"],
+            with_vector=False)
+        return ranked([(p.payload["chunk_id"], p.score) for p in self._shard.query(request)
+                       if p.score > 0])
+
     def count(self) -> int:
         return self._shard.count(qe.CountRequest(exact=True))
 
-    def finish(self) -> dict:
-        """Build the HNSW graph and flush; returns what was built, for the index manifest."""
+    def finish(self, *, optimize: bool = True) -> dict:
+        """Flush, after building the HNSW graph unless `optimize` is False (a few filings added
+        to a copied shard land in a small segment that filtered queries scan exactly and an
+        unfiltered one scans beside the graph: no hour-long rebuild for one filing); returns
+        what was built, for the index manifest."""
         self._shard.flush()
         t0 = time.perf_counter()
-        self._shard.optimize()
+        if optimize:
+            self._shard.optimize()
         optimize_s = time.perf_counter() - t0
         self._shard.flush()
         info = self._shard.info()

@@ -17,7 +17,16 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 
 from finrag.models import Filters
-from finrag.store.base import StoreError, filter_conditions, point_id, ranked
+from finrag.store.base import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    SPARSE,
+    StoreError,
+    StorePoint,
+    filter_conditions,
+    point_id,
+    ranked,
+)
 
 BATCH = 512
 
@@ -84,12 +93,14 @@ class ServerStore:
                 "it; finrag never overwrites a collection: give this data directory a new id "
                 "(delete its data-dir-id.json) and rebuild with `python -m ingest build --rebuild`")
         store._call("creating", client.create_collection, collection,
-                    vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
+                    vectors_config={DENSE: models.VectorParams(size=dim,
+                                                               distance=models.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(
+                        modifier=models.Modifier.IDF)},
                     shard_number=layout.shard_number,
                     replication_factor=layout.replication_factor,
                     write_consistency_factor=layout.write_consistency_factor)
-        for field, schema in (("ticker", "keyword"), ("chunk_type", "keyword"),
-                              ("fiscal_year", "integer")):
+        for field, schema in PAYLOAD_INDEXES.items():
             store._call("indexing", client.create_payload_index, collection, field,
                         field_schema=schema)
         return store
@@ -109,29 +120,49 @@ class ServerStore:
         if store._call("checking", client.collection_exists, collection):
             store.drop()
 
-    def upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
-        for start in range(0, len(ids), BATCH):
-            points = [
-                models.PointStruct(id=point_id(cid), vector=vec.tolist(),
-                                   payload={**pl, "chunk_id": cid})
-                for cid, vec, pl in zip(ids[start:start + BATCH], vectors[start:start + BATCH],
-                                        payloads[start:start + BATCH])
-            ]
-            self._call("writing", self.client.upsert, self.collection, points=points, wait=True)
+    def upsert(self, points: list[StorePoint]) -> None:
+        for start in range(0, len(points), BATCH):
+            batch = [
+                models.PointStruct(
+                    id=point_id(p.chunk_id),
+                    vector={DENSE: p.dense.tolist(),
+                            SPARSE: models.SparseVector(indices=p.terms[0], values=p.terms[1])},
+                    payload={**p.payload, "chunk_id": p.chunk_id})
+                for p in points[start:start + BATCH]]
+            self._call("writing", self.client.upsert, self.collection, points=batch, wait=True)
+
+    def delete_filings(self, filing_keys: list[str]) -> None:
+        if filing_keys:
+            self._call("deleting", self.client.delete, self.collection, wait=True,
+                       points_selector=models.FilterSelector(filter=models.Filter(must=[
+                           models.FieldCondition(key="filing_key",
+                                                 match=models.MatchAny(any=list(filing_keys)))])))
 
     def search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[tuple[str, float]]:
         response = self._call(
             "searching", self.client.query_points, self.collection,
-            query=[float(x) for x in vector], query_filter=_filter(filters), limit=limit,
-            with_payload=["chunk_id"],
+            query=[float(x) for x in vector], using=DENSE, query_filter=_filter(filters),
+            limit=limit, with_payload=["chunk_id"],
         )
         return ranked([((p.payload or {}).get("chunk_id", ""), p.score) for p in response.points])
+
+    def search_terms(self, terms: tuple[list[int], list[float]], filters: Filters,
+                     limit: int) -> list[tuple[str, float]]:
+        if not terms[0]:
+            return []
+        response = self._call(
+            "searching", self.client.query_points, self.collection,
+            query=models.SparseVector(indices=terms[0], values=terms[1]), using=SPARSE,
+            query_filter=_filter(filters), limit=limit, with_payload=["chunk_id"],
+        )
+        return ranked([((p.payload or {}).get("chunk_id", ""), p.score) for p in response.points
+                       if p.score > 0])
 
     def count(self) -> int:
         return self._call("counting", self.client.count, self.collection, exact=True).count
 
-    def finish(self) -> None:
-        pass  # upserts were acknowledged with wait=True
+    def finish(self, *, optimize: bool = True) -> None:
+        pass  # upserts were acknowledged with wait=True; the server optimizes by itself
 
     def close(self) -> None:
         pass  # the client is shared; whoever made it closes it

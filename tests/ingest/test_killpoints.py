@@ -36,12 +36,14 @@ pytestmark = pytest.mark.slow  # builds killed with SIGKILL in subprocesses
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 
 # (point, n): where the build dies. Before "publish" completes the old index must survive;
-# at "published" / "gc" the new one is already complete and visible.
+# at "published" / "gc" the new one is already complete and visible. The base holds FIRST, so
+# adding SECOND is an update (the published generation copied, then changed); the points marked
+# "whole" kill a --rebuild, which writes every chunk.
 KILL_POINTS = [
     ("read", 1), ("read", 2),  # after reading one / both filings
     ("embed", 1), ("embed", 2),  # after the first / second committed embedding batch
+    ("copied", 1),  # the published chunk table copied for the update
     ("chunks", 1),  # chunk rows written, not committed
-    ("bm25", 1),  # BM25 arrays saved
     ("vectors", 1),  # points upserted into the Qdrant edge shard, not flushed
     ("flush", 1),  # shard flushed, not closed
     ("manifest", 1),  # generation complete under its temporary name
@@ -49,6 +51,7 @@ KILL_POINTS = [
     ("publish", 1),  # CURRENT.tmp written, not renamed
     ("published", 1),  # CURRENT replaced, old generations not yet collected
     ("gc", 1),  # in the middle of dropping old generations
+    ("whole-chunks", 1), ("whole-vectors", 1), ("whole-flush", 1), ("whole-manifest", 1),
 ]
 AFTER_PUBLISH = {"published", "gc"}
 RANDOM_KILLS = 3
@@ -68,7 +71,7 @@ for line in sys.stdin:  # one build a line, each in a forked child: imports are 
         if job["crash"]:
             os.environ["FINRAG_CRASH_AT"] = job["crash"]
         build([Path(p) for p in job["paths"]], Settings(data_dir=Path(job["data"]),
-              qdrant_url=None), FakeEmbedder(), word_count)
+              qdrant_url=None), FakeEmbedder(), word_count, rebuild=job["rebuild"])
         os._exit(0)
     print(json.dumps({"pid": pid}), flush=True)
     status = os.waitpid(pid, 0)[1]
@@ -86,8 +89,10 @@ class _Builds:
             [sys.executable, "-c", _FORK_SERVER, str(REPO), str(REPO / "tests")], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def start(self, data: Path, paths: list[Path], crash: str | None) -> int:
-        job = {"data": str(data), "paths": [str(p) for p in paths], "crash": crash}
+    def start(self, data: Path, paths: list[Path], crash: str | None,
+              rebuild: bool = False) -> int:
+        job = {"data": str(data), "paths": [str(p) for p in paths], "crash": crash,
+               "rebuild": rebuild}
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         return json.loads(self.proc.stdout.readline())["pid"]
@@ -114,11 +119,11 @@ def _build(data: Path, paths: list[Path]):
 
 def _state(data: Path) -> tuple[str, int, str]:
     """(generation, chunks, chunk_ids_sha256) as `ingest status --json` reports them, after
-    checking the generation is whole: vector store and BM25 hold every chunk exactly once."""
+    checking the generation is whole: the engine holds every chunk exactly once."""
     index = Index.open(Settings(data_dir=data, qdrant_url=None))
     try:
         ids = index.columns.chunk_ids
-        assert len(ids) == len(set(ids)) == index.vectors.count() == index.bm25.n_docs
+        assert len(ids) == len(set(ids)) == index.vectors.count()
         s = status_json(index)
     finally:
         index.close()
@@ -184,11 +189,14 @@ def _check_final(world, trial: dict) -> None:
 def test_kill_at_a_named_point(world, builds, point, n):
     tmp, first, second = world
 
+    whole = point.startswith("whole-")
+    point = point.removeprefix("whole-")
+
     def kill(data, paths):
-        builds.start(data, paths, f"{point}:{n}")
+        builds.start(data, paths, f"{point}:{n}", rebuild=whole)
         return builds.wait()
 
-    trial = _trial(tmp, f"{point}-{n}", first, second, kill)
+    trial = _trial(tmp, f"{'whole-' if whole else ''}{point}-{n}", first, second, kill)
     assert trial["code"] == -signal.SIGKILL, f"the build never reached {point}:{n}"
     if point in AFTER_PUBLISH:
         assert trial["after_kill"][1:] == _state(tmp / "reference")[1:]

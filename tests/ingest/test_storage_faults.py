@@ -18,7 +18,6 @@ import sys
 import uuid
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import REPO, FakeEmbedder, word_count
 
@@ -139,7 +138,7 @@ def test_read_only_data_dir(base, filings, tmpfs, tmp_path, capsys, monkeypatch)
     """The build refuses in one line. Qdrant edge 0.9 maps its payload storage read-write, so
     on a read-only data dir the index cannot be opened to search either: that too is one line
     (a known limit), and once writable again the index is exactly as it was."""
-    root = tmpfs("64m") if os.geteuid() == 0 else tmp_path
+    root = tmpfs("256m") if os.geteuid() == 0 else tmp_path
     data = root / "data"
     _copy(base, data)
     before, answers = _status(data), _answers(data)
@@ -264,13 +263,13 @@ def _enospc(*_args, **_kwargs):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-@pytest.mark.parametrize("where", ["bm25", "vectors", "manifest", "publish"])
+@pytest.mark.parametrize("where", ["copy", "vectors", "manifest", "publish"])
 def test_enospc_injected_at_each_write(base, filings, tmp_path, where, capsys, monkeypatch):
     data = tmp_path / "data"
     shutil.copytree(base, data)
     before = _status(data)
-    if where == "bm25":
-        monkeypatch.setattr(np, "save", _enospc)
+    if where == "copy":  # copying the published shard for the update
+        monkeypatch.setattr("finrag.sparsecopy.copy_file", _enospc)
     elif where == "vectors":
         monkeypatch.setattr("finrag.store.edge.EdgeStore.upsert", _enospc)
     elif where == "manifest":

@@ -40,6 +40,7 @@ N_HNSW, DIM = 8000, 384
 
 def test_optimized_edge_shard_filtered_queries_stay_exact(tmp_path):
     import numpy as np
+    from conftest import as_points
 
     from finrag.models import Filters
     from finrag.store.edge import EdgeStore
@@ -52,7 +53,7 @@ def test_optimized_edge_shard_filtered_queries_stay_exact(tmp_path):
     payloads = [{"ticker": ["AAPL", "MSFT", "NVDA"][i % 3], "fiscal_year": 2015 + i % 10,
                  "chunk_type": "table" if i % 5 == 0 else "narrative"} for i in range(N_HNSW)]
     store = EdgeStore.create(tmp_path / "vectors", DIM)
-    store.upsert(ids, vectors, payloads)
+    store.upsert(as_points(ids, vectors, payloads))
     built = store.finish()
     assert built["indexed_vectors"] == N_HNSW  # the graph exists: this is the HNSW regime
     queries = vectors[rng.integers(0, N_HNSW, 10)] + 0.05 * rng.normal(size=(10, DIM))

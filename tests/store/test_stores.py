@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import as_points
 from qdrant_client import QdrantClient
 
 from finrag.models import Filters
@@ -37,7 +38,7 @@ def points():
 def edge(points, tmp_path_factory):
     ids, vectors, payloads, _ = points
     store = EdgeStore.create(tmp_path_factory.mktemp("edge") / "vectors", DIM)
-    store.upsert(ids, vectors, payloads)
+    store.upsert(as_points(ids, vectors, payloads))
     store.finish()
     yield store
     store.close()
@@ -47,7 +48,7 @@ def edge(points, tmp_path_factory):
 def server(points):
     ids, vectors, payloads, _ = points
     store = ServerStore.create(QdrantClient(location=":memory:"), "test", DIM)
-    store.upsert(ids, vectors, payloads)
+    store.upsert(as_points(ids, vectors, payloads))
     return store
 
 
@@ -87,8 +88,8 @@ def test_edge_and_server_rank_identically(edge, server, points):
 def test_edge_reopens_and_upserts_are_idempotent(points, tmp_path):
     ids, vectors, payloads, queries = points
     store = EdgeStore.create(tmp_path / "v", DIM)
-    store.upsert(ids, vectors, payloads)
-    store.upsert(ids[:50], vectors[:50], payloads[:50])
+    store.upsert(as_points(ids, vectors, payloads))
+    store.upsert(as_points(ids[:50], vectors[:50], payloads[:50]))
     store.finish()
     before = store.search(queries[0], Filters(tickers=["NVDA"]), 10)
     store.close()

@@ -1,0 +1,194 @@
+"""Filings added, replaced and removed in place: a build that changes some filings writes only
+theirs (a copy of the published generation, changed), and `ingest remove` takes filings out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import FakeEmbedder, word_count
+
+from finrag.config import Settings
+from finrag.index import GENERATIONS, Index, current_generation
+from finrag.ingest.build import build
+from finrag.ingest.cli import main as ingest_main
+from finrag.ingest.sample import unpack_sample
+from finrag.models import Filters
+from finrag.search import HybridSearcher
+
+AAPL, TSLA, HD = ("AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231",
+                  "HD/10-K/0000354950-25-000085")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    return unpack_sample(tmp_path_factory.mktemp("update-src")) / "sec-edgar-filings"
+
+
+def _settings(data: Path) -> Settings:
+    return Settings(data_dir=data, qdrant_url=None)
+
+
+def _build(data: Path, paths, **kw):
+    return build(list(paths), _settings(data), FakeEmbedder(), word_count, **kw)
+
+
+def _rows(data: Path, filing_key: str) -> list[tuple]:
+    """A filing's chunk rows as stored (row number, id, payload) in the published generation."""
+    path = data / GENERATIONS / current_generation(data) / "chunks.sqlite"
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT row, chunk_id, payload FROM chunks WHERE filing_key = ?"
+                           " ORDER BY row", (filing_key,)).fetchall()
+    finally:
+        con.close()
+
+
+def _manifest(data: Path) -> dict:
+    return json.loads((data / GENERATIONS / current_generation(data) / "manifest.json")
+                      .read_text())
+
+
+def _by_filing(data: Path) -> dict[str, set[str]]:
+    index = Index.open(_settings(data))
+    try:
+        keys = {c.filing_key for c in index.all_chunks()}
+        assert index.vectors.count() == len(index)  # the engine holds every chunk once
+        return index.filing_chunk_ids(keys)
+    finally:
+        index.close()
+
+
+@pytest.fixture(scope="module")
+def two(root, tmp_path_factory) -> dict:
+    """AAPL built whole, then TSLA added in place; and both built whole, for comparison."""
+    data = tmp_path_factory.mktemp("two")
+    first = _build(data, [root / AAPL])
+    aapl_key = first.filings[0].accession
+    aapl_rows = _rows(data, aapl_key)
+    added = _build(data, [root / TSLA])
+    whole = tmp_path_factory.mktemp("whole")
+    _build(whole, [root / AAPL, root / TSLA])
+    return {"data": data, "first": first, "added": added, "aapl_key": aapl_key,
+            "aapl_rows": aapl_rows, "whole": whole}
+
+
+def test_adding_a_filing_writes_only_that_filing(two):
+    data, added = two["data"], two["added"]
+    assert added.published and added.filings[0].status == "ok"
+    assert added.embedded == added.filings[0].chunks  # AAPL's chunks were not embedded again
+    assert _manifest(data)["updated_from"] == two["first"].generation
+    assert _rows(data, two["aapl_key"]) == two["aapl_rows"]  # AAPL's rows untouched
+
+
+def test_an_index_grown_in_place_holds_what_a_whole_build_holds(two):
+    assert _by_filing(two["data"]) == _by_filing(two["whole"])
+    grown, whole = Index.open(_settings(two["data"])), Index.open(_settings(two["whole"]))
+    try:
+        assert [f.model_dump() for f in grown.all_facts()] == \
+               [f.model_dump() for f in whole.all_facts()]
+    finally:
+        grown.close()
+        whole.close()
+
+
+def test_both_legs_find_the_added_filing_under_its_filters(two):
+    searcher = HybridSearcher(_settings(two["data"]), FakeEmbedder())
+    try:
+        result = searcher.search("vehicle deliveries automotive revenue",
+                                 Filters(tickers=["TSLA"]))
+    finally:
+        searcher.close()
+    assert result.bm25 and result.dense and result.fused
+    assert {h.chunk.ticker for h in result.bm25 + result.dense + result.fused} == {"TSLA"}
+    assert "automotive" in result.bm25[0].chunk.text.lower()
+
+
+def test_reingesting_an_unchanged_filing_writes_nothing(root, tmp_path):
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / TSLA])
+    name = current_generation(data)
+    again = _build(data, [root / TSLA])
+    assert (again.published, again.embedded, again.generation) == (False, 0, name)
+    assert again.filings[0].status == "skipped"
+    assert sorted(p.name for p in (data / GENERATIONS).iterdir()) == [name]
+
+
+def test_a_changed_filing_replaces_its_old_chunks_and_nothing_else(root, tmp_path):
+    data = tmp_path / "data"
+    tsla = tmp_path / "TSLA" / "10-K" / "tsla-20241231"
+    shutil.copytree(root / TSLA, tsla)
+    _build(data, [root / AAPL, tsla])
+    before = _by_filing(data)
+    aapl_key = next(k for k in before if not k.startswith("TSLA"))
+    aapl_rows = _rows(data, aapl_key)
+    doc = tsla / "primary-document.html"
+    doc.write_text(doc.read_text().replace("Gigafactory", "Megafactory"))
+    changed = _build(data, [tsla])
+    after = _by_filing(data)
+    assert changed.published and 0 < changed.filings[0].new_chunks < changed.filings[0].chunks
+    # only changed texts are embedded: the new chunks, and a few whose page title changed
+    assert changed.filings[0].new_chunks <= changed.embedded < changed.filings[0].chunks / 10
+    key = next(k for k in after if k.startswith("TSLA"))
+    assert after[key] != before[key] and len(after[key]) == changed.filings[0].chunks
+    assert _rows(data, aapl_key) == aapl_rows
+    searcher = HybridSearcher(_settings(data), FakeEmbedder())
+    try:
+        hits = searcher.search("Gigafactory Megafactory", Filters(tickers=["TSLA"])).bm25
+    finally:
+        searcher.close()
+    assert hits and all("gigafactory" not in h.chunk.text.lower() for h in hits)
+
+
+def test_remove_takes_out_the_filings_read_from_a_path(root, tmp_path, capsys):
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / TSLA, root / HD])
+    code = ingest_main(["remove", str(root / TSLA), str(tmp_path / "never-indexed"),
+                        "--data-dir", str(data)])
+    out, err = capsys.readouterr()
+    assert code == 2  # one path named nothing: partial
+    assert err.count("\n") == 1 and "never-indexed" in err and "ingest status" in err
+    assert "removed TSLA FY2024" in out
+    left = _by_filing(data)
+    assert not any(k.startswith("TSLA") for k in left) and len(left) == 2
+    assert _manifest(data)["updated_from"]
+    index = Index.open(_settings(data))
+    try:
+        assert "TSLA" not in index.facets()["companies"]
+        assert not index.facts(tickers=["TSLA"])
+    finally:
+        index.close()
+
+
+def test_remove_by_folder_and_then_everything(root, tmp_path, capsys):
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / TSLA])
+    assert ingest_main(["remove", str(root), "--data-dir", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(r["ticker"] for r in report["removed"]) == ["AAPL", "TSLA"]
+    assert report["published"] and _by_filing(data) == {}
+    searcher = HybridSearcher(_settings(data), FakeEmbedder())
+    try:
+        assert searcher.search("revenue").fused == []
+    finally:
+        searcher.close()
+    _build(data, [root / TSLA])  # and it grows again from empty
+    assert list(_by_filing(data)) == ["TSLA:2024:10-K"]
+
+
+def test_remove_on_a_server_collection_rewrites_it(root, tmp_path):
+    settings = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    build([root / AAPL, root / TSLA], settings, FakeEmbedder(), word_count)
+    from finrag.ingest.build import remove
+
+    report = remove([root / AAPL], settings)
+    assert report.published and [r["ticker"] for r in report.removed] == ["AAPL"]
+    index = Index.open(settings)
+    try:
+        assert index.vectors.count() == len(index) > 0
+        assert set(index.facets()["companies"]) == {"TSLA"}
+    finally:
+        index.close()
