@@ -14,6 +14,11 @@ sentence-transformers' `encode` against the query path on the same queries in th
 `load` is the 1-minute load average before and after the query phase: the machine is shared, so
 read the figures with it.
 
+`in_place` (after the query phase): one real 10-K of the source index, its embeddings cached,
+added to the N-chunk index by `python -m ingest build`, re-ingested unchanged, then removed by
+`python -m ingest remove`, while two query processes keep asking (`finrag.measure.stress`);
+each step's time is the job's own (`ingest_s`) and with the CLI's start (`wall_s`).
+
 The naive stack on the same data and queries: qdrant-client's local mode (pure-Python, brute
 force) for dense, rank-bm25 `get_scores` over every chunk with the filter applied afterwards.
 """
@@ -311,7 +316,8 @@ def _naive_filter(models, spec):
 
 
 def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
-              source_dir: Path | None = None, naive: bool = True, naive_queries: int = 10) -> dict:
+              source_dir: Path | None = None, naive: bool = True, naive_queries: int = 10,
+              in_place: bool = True) -> dict:
     if n < 1:
         raise ValueError(f"--chunks must be at least 1, got {n}")
     qs = (QUERIES * (queries // len(QUERIES) + 1))[:queries]
@@ -322,12 +328,52 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
     facts = replicate_facts(source_facts, n, len(source_chunks))
     report = {"chunks": n, **build_index(work, chunks, vectors, facts)}
     report.update(_subprocess_query_phase(work / "data", qs))
+    if in_place:
+        report["in_place"] = in_place_phase(work / "data", source_dir)
     if naive:
         report["naive"] = naive_phase(work, chunks, vectors, qs[:naive_queries])
         ours = report["query_ms"]["ticker_year"]["fused"]["p50"]
         theirs = report["naive"]["query_ms"]["ticker_year"]["fused"]["p50"]
         report["speedup_fused_p50"] = round(theirs / ours, 1) if ours else None
     return report
+
+
+IN_PLACE_TARGET = 600  # chunks of a typical 10-K: the source filing closest to it is used
+
+
+def in_place_phase(data_dir: Path, source_dir: Path | None, *, embedder: str | None = None,
+                   clients: int = 2) -> dict:
+    """Add one source filing to the index, re-ingest it unchanged, remove it, while `clients`
+    query processes run; the steps' times and the queries' outcome."""
+    import shutil
+
+    from finrag.index import Index
+    from finrag.measure.stress import run_stress
+
+    source = Settings.from_env(source_dir)
+    index = Index.open(source)
+    try:
+        filings = index.filings()
+    finally:
+        index.close()
+    key = min(filings, key=lambda k: abs(filings[k]["chunks"] - IN_PLACE_TARGET))
+    path = filings[key]["source"]
+    shutil.copy(source.data_dir / "embeddings.sqlite", data_dir / "embeddings.sqlite")
+    for cache in ("reads.sqlite", "facts-cache.sqlite"):  # a re-run reads from these too
+        if (source.data_dir / cache).exists():
+            shutil.copy(source.data_dir / cache, data_dir / cache)
+    steps = [["build", path], ["build", path], ["remove", path]]
+    report = run_stress(data_dir, clients=clients, seconds=1.0, steps=steps,
+                        embedder=embedder, reingest_after=1.0)
+    runs = report["reingest"]["steps"]
+    return {"filing": f"{filings[key]['ticker']} FY{filings[key]['fiscal_year']}",
+            "filing_chunks": filings[key]["chunks"],
+            **{name: {"ingest_s": r["ingest_s"], "wall_s": r["seconds"],
+                      "published": r["published"], "exit_code": r["exit_code"]}
+               for name, r in zip(("add", "unchanged", "remove"), runs)},
+            "queries": report["queries"], "failed": report["failed"],
+            "stale_after_publish": report["reingest"]["stale_after_publish"],
+            "p50_ms": report["p50_ms"], "p95_ms": report["p95_ms"]}
 
 
 def _subprocess_query_phase(data_dir: Path, queries: list[str]) -> dict:
@@ -382,6 +428,15 @@ def print_report(r: dict) -> str:
                      f"p50 / p95 {a['cold']['p50']} / {a['cold']['p95']} ms with the facts read "
                      f"from the index, {a['warm']['p50']} / {a['warm']['p95']} ms from its cache "
                      f"of recent lookups ({a['answered']} of {a['questions']} answered)")
+    if "in_place" in r:
+        u = r["in_place"]
+        lines.append(
+            f"in place at {r['chunks']:,} chunks: add {u['filing']} ({u['filing_chunks']} chunks, "
+            f"embeddings cached) {u['add']['ingest_s']} s ({u['add']['wall_s']} s with the CLI's "
+            f"start), re-ingest unchanged {u['unchanged']['ingest_s']} s "
+            f"({u['unchanged']['wall_s']} s), remove {u['remove']['ingest_s']} s "
+            f"({u['remove']['wall_s']} s); meanwhile {u['queries']} queries from 2 processes, "
+            f"{u['failed']} failed, p50 / p95 {u['p50_ms']} / {u['p95_ms']} ms")
     if "speedup_fused_p50" in r:
         lines.append(f"naive build {r['naive']['build_s']} s; fused p50 speedup over naive "
                      f"(ticker+year filter): {r['speedup_fused_p50']}x")

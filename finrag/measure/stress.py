@@ -170,6 +170,7 @@ def _reingest(settings, steps: list[list[str]], t0, seconds, after) -> dict:
         runs.append({"command": " ".join([argv[0], *(a for a in argv[1:] if a.startswith("-"))]),
                      "exit_code": proc.returncode, "generation": out.get("generation"),
                      "published": out.get("published"), "seconds": round(time.time() - began, 2),
+                     "ingest_s": out.get("seconds"),  # the job's own time, without the CLI start
                      "error": _last_line(proc.stderr) if proc.returncode not in (0, 2) else ""})
     ended = time.time()
     stop.set()

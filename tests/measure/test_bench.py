@@ -2,7 +2,7 @@
 
 import pytest
 
-from finrag.measure.bench import run_bench
+from finrag.measure.bench import print_report, run_bench
 
 PHASES = {"embed", "dense", "bm25", "fused"}
 
@@ -30,6 +30,14 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     assert report["embed_paths"]["speedup_p50"] > 0 and len(report["load"]) == 2
     assert report["query_runtime"] in ("onnxruntime", "torchscript", "eager")
     assert report["optimize_s"] >= 0 and report["indexed_vectors"] >= 0
+    # one real filing added in place, re-ingested unchanged, removed, with queries meanwhile
+    u = report["in_place"]
+    assert u["filing_chunks"] > 100
+    assert [u[s]["published"] for s in ("add", "unchanged", "remove")] == [True, False, True]
+    assert all(u[s]["ingest_s"] > 0 and u[s]["exit_code"] == 0
+               for s in ("add", "unchanged", "remove"))
+    assert u["failed"] == 0 and u["stale_after_publish"] == 0 and u["queries"] > 0
+    assert "in place at 1,500 chunks: add" in print_report(report)
 
 
 # At bench sizes the edge shard has an HNSW graph (tests/store's 400 points stay below the

@@ -1,0 +1,137 @@
+"""`python -m finrag.measure.shards`: what per-shard idf does to the BM25 leg on a cluster.
+
+A Qdrant collection split into S shards computes each sparse query's idf per shard, from that
+shard's own document counts, and merges the shards' top-k by score. This splits an index's
+points over S embedded engine shards by a hash of the point id (uniform placement, as Qdrant's
+default hash sharding is), runs each question's BM25 query on every shard with the same filter,
+merges by score, and compares with one shard holding everything: how much of the top 10 is the
+same, and how often the first hit is. No server is needed, and the comparison isolates the idf
+effect (both sides score the same points with the same term weights).
+
+Questions: FinanceBench's (`--questions`, `--pdfs`, `--doc-index`, with their own ticker as the
+filter and with none), else the bench's queries without a filter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from finrag.config import Settings
+from finrag.models import Filters
+
+
+def run(data_dir: Path | None, shards: list[int], queries: list[tuple[str, Filters]],
+        k: int = 10) -> dict:
+    from finrag.index import Index
+    from finrag.lexical import document_vector, query_vector
+    from finrag.search import bm25_tokens
+    from finrag.store.base import StorePoint
+    from finrag.store.edge import EdgeStore
+    from finrag.views import bm25_terms
+    from finrag.vocabulary import expand
+
+    index = Index.open(Settings.from_env(data_dir))
+    try:
+        chunks = index.all_chunks()
+        avgdl = index.manifest["bm25"]["avgdl"]
+    finally:
+        index.close()
+    zero = np.zeros(4, dtype=np.float32)
+    points = [StorePoint(c.chunk_id, zero, document_vector(bm25_terms(c), avgdl),
+                         {"ticker": c.ticker, "fiscal_year": c.fiscal_year,
+                          "chunk_type": c.chunk_type, "filing_key": c.filing_key})
+              for c in chunks]
+    asked = [(query_vector(bm25_tokens(text, expand(text))), f) for text, f in queries]
+    work = Path(tempfile.mkdtemp(prefix="finrag-shards-"))
+    try:
+        lists = {n: _lists(work / f"s{n}", n, points, asked, k, EdgeStore) for n in [1, *shards]}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out = {"chunks": len(chunks), "queries": len(queries), "k": k, "by_shards": {}}
+    for n in shards:
+        overlap = [len(set(a) & set(b)) / max(1, len(a)) for a, b in zip(lists[1], lists[n])]
+        same_first = [bool(a) and bool(b) and a[0] == b[0] for a, b in zip(lists[1], lists[n])]
+        same = [a == b for a, b in zip(lists[1], lists[n])]
+        out["by_shards"][n] = {
+            "chunks_per_shard": len(chunks) // n,
+            "top_k_overlap_mean": round(float(np.mean(overlap)), 3),
+            "top_k_overlap_min": round(float(np.min(overlap)), 3),
+            "same_first_hit": round(float(np.mean(same_first)), 3),
+            "identical_lists": round(float(np.mean(same)), 3)}
+    return out
+
+
+def _lists(folder: Path, n: int, points, asked, k: int, store_type) -> list[list[str]]:
+    """Each query's top-k over `n` shards, merged by score (ties by chunk id)."""
+    stores = [store_type.create(folder / f"shard{i}", 4) for i in range(n)]
+    try:
+        parts: list[list] = [[] for _ in range(n)]
+        for p in points:
+            parts[zlib.crc32(p.chunk_id.encode()) % n].append(p)
+        for store, part in zip(stores, parts):
+            store.upsert(part)
+            store.finish(optimize=False)
+        out = []
+        for terms, filters in asked:
+            hits = [h for store in stores for h in store.search_terms(terms, filters, k)]
+            hits.sort(key=lambda h: (-round(h[1], 6), h[0]))
+            out.append([cid for cid, _ in hits[:k]])
+        return out
+    finally:
+        for store in stores:
+            store.close()
+
+
+def _queries(args) -> list[tuple[str, Filters]]:
+    if args.questions:
+        from finrag.measure.financebench import load
+
+        questions, _ = load(args.questions, args.pdfs, args.doc_index)
+        return ([(q.question, Filters()) for q in questions]
+                + [(q.question, Filters(tickers=[q.document.ticker])) for q in questions])
+    from finrag.measure.bench import QUERIES
+
+    return [(q, Filters()) for q in QUERIES]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m finrag.measure.shards", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", type=Path, help="the index to split (default: ./data)")
+    p.add_argument("--shards", default="2,3,6", help="shard counts to compare with one")
+    p.add_argument("--questions", type=Path, help="FinanceBench questions .jsonl")
+    p.add_argument("--pdfs", type=Path)
+    p.add_argument("--doc-index", type=Path)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    try:
+        shards = [int(s) for s in args.shards.split(",")]
+        if any(s < 2 for s in shards):
+            raise ValueError
+    except ValueError:
+        print(f"error: --shards {args.shards!r}: give shard counts of 2 or more, e.g. 2,3,6",
+              file=sys.stderr)
+        return 1
+    report = run(args.data_dir, shards, _queries(args))
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{report['chunks']:,} chunks, {report['queries']} BM25 queries, top {report['k']}: "
+          "S shards (per-shard idf, merged by score) against one")
+    for n, r in report["by_shards"].items():
+        print(f"  {n} shards (~{r['chunks_per_shard']:,} chunks each): top-{report['k']} overlap "
+              f"mean {r['top_k_overlap_mean']:.3f} (min {r['top_k_overlap_min']:.3f}), same "
+              f"first hit {r['same_first_hit']:.3f}, identical lists {r['identical_lists']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
