@@ -175,7 +175,9 @@ def indexed_sources(data_dir: Path) -> list[str]:
 class Index:
     """A published generation, opened read-only."""
 
-    def __init__(self, settings: Settings, name: str) -> None:
+    def __init__(self, settings: Settings, name: str, *, tables_only: bool = False) -> None:
+        """`tables_only`: the chunk and fact tables and the manifest, without the search
+        columns or the engine (what a build needs to compare filings: cheap at any size)."""
         self.settings = settings
         self.name = name
         self.path = settings.data_dir / GENERATIONS / name
@@ -186,15 +188,17 @@ class Index:
         )
         self._current_stat: tuple | None = None  # CURRENT's (inode, mtime, size) when last read
         self._current_name: str | None = None
-        self.columns = self._columns()
-        self.vectors = self._open_vectors()
+        self.vectors = None
+        if not tables_only:
+            self.columns = self._columns()
+            self.vectors = self._open_vectors()
 
     @classmethod
-    def open(cls, settings: Settings) -> Index:
+    def open(cls, settings: Settings, *, tables_only: bool = False) -> Index:
         name = current_generation(settings.data_dir)
         if name is None:
             raise IndexUnavailable(f"no index in {settings.data_dir}: {NO_INDEX_HINT}")
-        return cls(settings, name)
+        return cls(settings, name, tables_only=tables_only)
 
     def is_stale(self) -> bool:
         """CURRENT names another generation. Read again only when its inode, mtime or size
@@ -294,6 +298,20 @@ class Index:
                 out.setdefault(key, set()).add(cid)
         return out
 
+    def count(self) -> int:
+        """Chunks in the generation (from the table: works with `tables_only`)."""
+        return self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def known(self, chunk_ids: Iterable[str]) -> set[str]:
+        """Those of `chunk_ids` the generation holds (from the table)."""
+        ids, out = list(chunk_ids), set()
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            out.update(r[0] for r in self._db.execute(
+                f"SELECT chunk_id FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})",
+                part))
+        return out
+
     def filing_facts(self, filing_keys: Iterable[str]) -> dict[str, list[Fact]]:
         """filing key -> its facts in document order, for the filings asked about."""
         keys = list(filing_keys)
@@ -337,7 +355,8 @@ class Index:
         }
 
     def close(self) -> None:
-        self.vectors.close()
+        if self.vectors is not None:
+            self.vectors.close()
         self._db.close()
 
     def _columns(self) -> Columns:

@@ -167,7 +167,7 @@ def remove(paths: list[Path], settings: Settings) -> RemoveReport:
         _remove_leftovers(settings)
         if current_generation(settings.data_dir) is None:
             raise BuildError(f"no index in {settings.data_dir}: nothing to remove")
-        base = Index.open(settings)
+        base = Index.open(settings, tables_only=True)
         try:
             filings = base.filings()
             wanted = [Path(p).resolve() for p in paths]
@@ -206,7 +206,7 @@ def _within(source: Path, path: Path) -> bool:
 def _open_published(settings: Settings) -> Index | None:
     if current_generation(settings.data_dir) is None:
         return None
-    return Index.open(settings)
+    return Index.open(settings, tables_only=True)
 
 
 def _updatable(base: Index) -> bool:
@@ -250,16 +250,16 @@ def _update(settings, embedder, base: Index, read, progress):
     if not changed:
         return 0, base.name, False
     dropped = set().union(*(old_ids.get(k, set()) for k in changed))
+    held = base.known(c.chunk_id for key in changed for c in fresh[key]) - dropped
     seen: set[str] = set()
     chunks = []
     for key in changed:  # a chunk id another indexed filing holds stays with that filing
         for c in fresh[key]:
-            if c.chunk_id not in seen and (c.chunk_id not in base.columns.rows
-                                           or c.chunk_id in dropped):
+            if c.chunk_id not in seen and c.chunk_id not in held:
                 seen.add(c.chunk_id)
                 chunks.append(c)
     facts = [f for key in changed for f in fresh_facts[key]]
-    _check_space(settings, len(base) + len(chunks))
+    _check_space(settings, base.count() + len(chunks))
     embedded = _embed(settings, embedder, chunks, progress)
     name = _write_update(settings, base, changed, chunks, facts)
     return embedded, name, True

@@ -38,7 +38,7 @@ def run(data_dir: Path | None, shards: list[int], queries: list[tuple[str, Filte
     from finrag.views import bm25_terms
     from finrag.vocabulary import expand
 
-    index = Index.open(Settings.from_env(data_dir))
+    index = Index.open(Settings.from_env(data_dir), tables_only=True)
     try:
         chunks = index.all_chunks()
         avgdl = index.manifest["bm25"]["avgdl"]

@@ -129,10 +129,10 @@ def run_stress(data_dir: Path | None, clients: int = 4, seconds: float = 60.0,
 def _describe(settings: Settings) -> dict:
     """The published generation, its size, and the sources it was built from (accession
     folders where the document sits in one, else the file itself)."""
-    index = Index.open(settings)
+    index = Index.open(settings, tables_only=True)
     try:
         docs = {c.source for c in index.all_chunks() if c.source}
-        name, size = index.name, len(index)
+        name, size = index.name, index.count()
     finally:
         index.close()
     sources = {doc.parent if _accession_folder(doc.parent) else doc for doc in map(Path, docs)}

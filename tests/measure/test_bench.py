@@ -37,7 +37,9 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     assert all(u[s]["ingest_s"] > 0 and u[s]["exit_code"] == 0
                for s in ("add", "unchanged", "remove"))
     assert u["failed"] == 0 and u["stale_after_publish"] == 0 and u["queries"] > 0
-    assert "in place at 1,500 chunks: add" in print_report(report)
+    assert [u["alone"][s]["published"] for s in ("add", "unchanged", "remove")] == \
+        [True, False, True]
+    assert "in place at 1,500 chunks, TSLA FY2024" in print_report(report)
 
 
 # At bench sizes the edge shard has an HNSW graph (tests/store's 400 points stay below the
