@@ -288,14 +288,20 @@ class Index:
 
     def filing_chunk_ids(self, filing_keys: Iterable[str]) -> dict[str, set[str]]:
         """filing key -> the ids of its chunks, for the filings asked about that are indexed."""
+        return {key: set(payloads) for key, payloads in self.filing_payloads(filing_keys).items()}
+
+    def filing_payloads(self, filing_keys: Iterable[str]) -> dict[str, dict[str, str]]:
+        """filing key -> {chunk id: the chunk's stored JSON}, for the filings asked about that
+        are indexed (what a build compares a re-read filing with: ids alone miss a change to
+        a chunk's metadata, such as the company name)."""
         keys = list(filing_keys)
-        out: dict[str, set[str]] = {}
+        out: dict[str, dict[str, str]] = {}
         for start in range(0, len(keys), 500):
             part = keys[start:start + 500]
-            for key, cid in self._db.execute(
-                    f"SELECT filing_key, chunk_id FROM chunks WHERE filing_key IN "
+            for key, cid, payload in self._db.execute(
+                    f"SELECT filing_key, chunk_id, payload FROM chunks WHERE filing_key IN "
                     f"({','.join('?' * len(part))})", part):
-                out.setdefault(key, set()).add(cid)
+                out.setdefault(key, {})[cid] = payload
         return out
 
     def count(self) -> int:

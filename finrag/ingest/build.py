@@ -223,9 +223,11 @@ def _rewrite(settings, embedder, base: Index | None, read, progress, rebuild: bo
     old_facts = base.all_facts() if base is not None else []
     merged = _merge(old, _fresh(read))
     facts = _merge_facts(old_facts, _fresh_facts(read))
-    old_ids = {c.chunk_id for c in old}
-    _count_new(read, lambda c: c.chunk_id not in old_ids)
-    changed = (rebuild or {c.chunk_id for c in merged} != old_ids
+    old_ids, old_json = {c.chunk_id for c in old}, _chunk_keys(old)
+    fresh = _fresh(read)
+    _count_new(read, lambda c: c.chunk_id not in old_ids,
+               lambda key: not rebuild and _chunk_keys(fresh[key]) <= old_json)
+    changed = (rebuild or _chunk_keys(merged) != old_json
                or _fact_keys(facts) != _fact_keys(old_facts))
     embedded, name = 0, current_generation(settings.data_dir)
     if changed:
@@ -240,13 +242,15 @@ def _update(settings, embedder, base: Index, read, progress):
     old points and rows are taken out of a copy of the published generation and their new ones
     put in. An unchanged filing costs a lookup; nothing changed -> nothing written."""
     fresh, fresh_facts = _fresh(read), _fresh_facts(read)
-    old_ids = base.filing_chunk_ids(fresh)
+    old_chunks = base.filing_payloads(fresh)
+    old_ids = {key: set(payloads) for key, payloads in old_chunks.items()}
     old_facts = base.filing_facts(fresh)
     changed = sorted(
         key for key, chunks in fresh.items()
-        if {c.chunk_id for c in chunks} != old_ids.get(key, set())
+        if {c.chunk_id: c.model_dump_json() for c in chunks} != old_chunks.get(key, {})
         or _fact_keys(fresh_facts[key]) != _fact_keys(old_facts.get(key, [])))
-    _count_new(read, lambda c: c.chunk_id not in old_ids.get(c.filing_key, ()))
+    _count_new(read, lambda c: c.chunk_id not in old_ids.get(c.filing_key, ()),
+               lambda key: key not in changed)
     if not changed:
         return 0, base.name, False
     dropped = set().union(*(old_ids.get(k, set()) for k in changed))
@@ -384,14 +388,22 @@ def _merge_facts(old: list[Fact], fresh: dict[str, list[Fact]]) -> list[Fact]:
         f for facts in fresh.values() for f in facts]
 
 
+def _chunk_keys(chunks: list[Chunk]) -> set[str]:
+    """Chunks compared by everything stored, metadata included (a corrected company name
+    changes no chunk id but must still reach the index)."""
+    return {c.model_dump_json() for c in chunks}
+
+
 def _fact_keys(facts: list[Fact]) -> set[str]:
     return {f.model_dump_json() for f in facts}
 
 
-def _count_new(read, is_new) -> None:
+def _count_new(read, is_new, unchanged) -> None:
+    """Each report's new chunks (ids not indexed before); a filing read OK whose chunks and
+    facts are all as indexed is "skipped"."""
     for report, chunks, _ in read:
         report.new_chunks = sum(map(is_new, chunks))
-        if report.status == "ok" and report.new_chunks == 0:
+        if report.status == "ok" and chunks and unchanged(chunks[0].filing_key):
             report.status = "skipped"  # already indexed, unchanged
 
 

@@ -192,3 +192,30 @@ def test_remove_on_a_server_collection_rewrites_it(root, tmp_path):
         assert set(index.facets()["companies"]) == {"TSLA"}
     finally:
         index.close()
+
+
+def test_a_corrected_company_name_reaches_the_index(root, tmp_path, monkeypatch):
+    """A reader fix that changes a filing's metadata but none of its chunk texts (so no chunk
+    id) is a change: the filing is rewritten, not skipped as already indexed."""
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / TSLA])
+    (data / "reads.sqlite").unlink()  # the fixed reader's output is not cached yet
+    import finrag.ingest.build as build_module
+
+    real = build_module.read_filing
+
+    def fixed(*args, **kwargs):
+        filing = real(*args, **kwargs)
+        return filing.model_copy(update={"company": "Tesla, Inc. (corrected)"}) \
+            if filing.ticker == "TSLA" else filing
+
+    monkeypatch.setattr(build_module, "read_filing", fixed)
+    again = _build(data, [root / AAPL, root / TSLA])
+    by_ticker = {f.ticker: f for f in again.filings}
+    assert again.published and again.embedded == 0
+    assert (by_ticker["TSLA"].status, by_ticker["AAPL"].status) == ("ok", "skipped")
+    index = Index.open(_settings(data))
+    try:
+        assert index.facets()["companies"]["TSLA"] == "Tesla, Inc. (corrected)"
+    finally:
+        index.close()

@@ -46,17 +46,53 @@ def _cover_meta(blocks: list[Block]) -> dict:
     return meta
 
 
+_COMMISSION = re.compile(r"commission\s+file\s+(?:number|no\.?)\s*:?\s*\d[\d\-]*", re.I)
+_EXACT_NAME = re.compile(r"\(?\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
+_NAME_END = re.compile(r"\(|\b(?:state\b|incorporated in\b|i\.?r\.?s\.?\b)|\d{2}-\d{7}", re.I)
+_SUFFIX = re.compile(r"\b(?:inc|incorporated|corporation|corp|company|co|plc|ltd|limited|llc|"
+                     r"l\.p|n\.v|s\.a|ag|se)\b\.?", re.I)
+_SMALL_CAPS = re.compile(r"\b([A-Z]) ([A-Z]{2,})\b")
+
+
 def _cover_company(blocks: list[Block]) -> str | None:
-    """The line just before '(Exact name of registrant as specified in its charter)'."""
+    """The registrant's name as the cover prints it: between the Commission file number and
+    "(Exact name of registrant as specified in its charter)"; without that caption, the words
+    after the Commission file number up to the company's legal suffix ("3M COMPANY",
+    "MICROSOFT CORPORATION"). None where the cover prints no name as text (a logo)."""
+    text = re.sub(r"\s+", " ", " ".join(b.text for b in blocks))[:20_000]
+    if exact := _EXACT_NAME.search(text):
+        before = text[max(0, exact.start() - 300):exact.start()]
+        fields = list(_COMMISSION.finditer(before))
+        name = before[fields[-1].end():] if fields else _block_before_caption(blocks)
+    elif field := _COMMISSION.search(text):
+        rest = text[field.end():field.end() + 150]
+        end = _NAME_END.search(rest)
+        rest = rest[:end.start()] if end else rest
+        suffix = _SUFFIX.search(rest)
+        name = rest[:suffix.end()] if suffix else ""
+    else:
+        return None
+    return _tidy_name(name)
+
+
+def _block_before_caption(blocks: list[Block]) -> str:
+    """The caption's own block's text before it, else the block before (an HTML cover)."""
     for i, block in enumerate(blocks):
-        m = re.search(r"\(?\s*exact name of (the )?registrant", block.text, re.I)
-        if not m:
-            continue
-        before = block.text[: m.start()].strip()
-        if before:
-            return before[-120:]
-        return blocks[i - 1].text[:120] if i else None
-    return None
+        if m := _EXACT_NAME.search(block.text):
+            before = block.text[: m.start()].strip()
+            return before or (blocks[i - 1].text if i else "")
+    return ""
+
+
+def _tidy_name(name: str) -> str | None:
+    name = re.sub(r"_{2,}", " ", name)
+    name = re.sub(r"\s+", " ", name).lstrip(" .:;,-|").rstrip(" :;,-|")
+    name = re.sub(r" +([.,])", r"\1", name)
+    if len(_SMALL_CAPS.findall(name)) >= 2:  # small capitals: "MGM R ESORTS I NTERNATIONAL"
+        name = _SMALL_CAPS.sub(r"\1\2", name)
+    if not re.search(r"[A-Za-z]", name) or len(name) > 100:
+        return None
+    return name
 
 
 # --- dei facts
