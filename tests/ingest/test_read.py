@@ -15,6 +15,7 @@ import pytest
 
 from finrag.ingest.fiscal import fiscal_year_from_period
 from finrag.ingest.read import ReadError, locate, parse_sgml_header, read_filing
+from finrag.ingest.sample import unpack_sample
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 SHARED = Path(os.environ.get("FINRAG_SHARED_DATA")
@@ -303,3 +304,36 @@ def test_largest_html_filing_reads_fast():
     filing = read_filing(doc.parent)
     assert time.perf_counter() - started < 3.0
     assert len(filing.blocks) > 500
+
+
+def test_tag_stripped_statements_become_tables(tmp_path):
+    """Stripping the tags left one cell per line; the statements come back as tables, with
+    their period header, section lines and rows, and the prose around them stays prose."""
+    root = unpack_sample(tmp_path) / "sec-edgar-filings" / "AAPL" / "10-K"
+    filing = read_filing(root / "0000320193-23-000106")
+    tables = [b for b in filing.blocks if b.kind == "table"]
+    assert len(tables) >= 25
+    income = next(t for t in tables if ["Total net sales", "383,285", "394,328", "365,817"]
+                  in t.rows)
+    assert income.rows[0] == ["", "September 30, 2023", "September 24, 2022",
+                              "September 25, 2021"]
+    assert ["Net sales:", "", "", ""] in income.rows
+    categories = next(t for t in tables if "Mac" in [r[0] for r in t.rows])
+    assert categories.rows[0] == ["", "2023", "Change", "2022", "Change", "2021"]
+    # "iPhone (1)": the footnote mark is not a value
+    assert ["iPhone", "$200,583", "(2)%", "$205,489", "7%", "$191,973"] in categories.rows
+    prose = [b.text for b in filing.blocks if b.kind == "text"]
+    assert any(t.startswith("Americas net sales decreased 4%") for t in prose)
+
+
+def test_one_cell_per_line_rows_need_three_of_one_width():
+    from finrag.ingest.read.text import text_to_blocks
+
+    lines = ["Revenue was higher.", "2024", "2023", "Product", "10", "9", "Service", "5", "4",
+             "Total", "15", "13", "The table above shows revenue."]
+    blocks = text_to_blocks("\n".join(lines))
+    assert [b.kind for b in blocks] == ["text", "table", "text"]
+    assert blocks[1].rows == [["", "2024", "2023"], ["Product", "10", "9"],
+                              ["Service", "5", "4"], ["Total", "15", "13"]]
+    two_rows = text_to_blocks("\n".join(lines[:9] + lines[12:]))
+    assert "table" not in [b.kind for b in two_rows]

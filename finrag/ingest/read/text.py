@@ -37,7 +37,8 @@ def text_to_blocks(text: str) -> list[Block]:
     blank = sum(1 for line in lines if not line.strip())
     if blank * 8 >= len(lines):
         return _paged_blocks(_blank_line_paragraphs(lines), "\f" in text, bare_numbers=True)
-    return _paged_blocks(_glued_lines(lines), "\f" in text, bare_numbers=False)
+    paragraphs = _glued_lines(lines)
+    return _paged_blocks(_cell_tables(paragraphs), "\f" in text, bare_numbers=False)
 
 
 def _skip_hidden_facts(lines: list[str]) -> list[str]:
@@ -102,7 +103,8 @@ def _continues(previous: str, text: str) -> bool:
         return False
     if _PREFIX.match(previous) or text[0] in ",.;:)%":
         return True
-    return text[0].islower() and not previous.endswith((".", ":", ";", "?", "!"))
+    return (text[0].islower() and not previous.endswith((".", ":", ";", "?", "!"))
+            and not _VALUE.match(previous))  # "35,190" then "iPad": a cell, then a row label
 
 
 def _glue(previous: str, text: str) -> str:
@@ -111,10 +113,128 @@ def _glue(previous: str, text: str) -> str:
     return previous + ("" if tight else " ") + text
 
 
-def _paged_blocks(paragraphs: list[str], marked: bool, bare_numbers: bool) -> list[Block]:
+_VALUE = re.compile(r"^[\$€£(]*\s*(\d[\d,]*(\.\d+)?|—|–|-)\s*\)?%?\)?$")
+_FOOTNOTE = re.compile(r"^\(\d\)$")
+_YEAR = re.compile(r"\b(19|20)\d\d\b")
+_MIN_ROWS = 3
+
+
+def _cell_tables(paragraphs: list[str]) -> list:
+    """Tables of a tag-stripped submission, rebuilt: stripping the tags left one cell per line
+    ("Services", "85,200", "78,129", "68,425"), so a statement reads as a label followed by as
+    many values as it has columns. A run of at least three such rows of one width (2 or more
+    values; a label with no values between them is a section line, "Net sales:"; a "(1)" right
+    after a label is its footnote mark, dropped, when the row has one value too many) becomes a
+    table block,
+    under a header of the period cells just above it where they fit the width. Anything else
+    (a sentence, a page footer) ends the run and stays as it was."""
+    out: list = []
+    i = 0
+    while i < len(paragraphs):
+        table, end = _table_at(paragraphs, i)
+        if table is None:
+            out.append(paragraphs[i])
+            i += 1
+            continue
+        header, start = _header_before(out, len(table[0]) - 1)
+        del out[start:]
+        out.append(Block(kind="table", rows=header + table,
+                         text="\n".join(" | ".join(c for c in r if c) for r in header + table)))
+        i = end
+    return out
+
+
+def _table_at(paragraphs: list[str], i: int) -> tuple[list[list[str]] | None, int]:
+    """The rows of the table starting at paragraph i (a label), and the index after it."""
+    groups = []  # (label, its values, index of the label, index after the values)
+    j = i
+    while j < len(paragraphs) and _is_label(paragraphs[j]):
+        k = j + 1
+        while k < len(paragraphs) and isinstance(paragraphs[k], str) and \
+                _VALUE.match(paragraphs[k]):
+            k += 1
+        groups.append((paragraphs[j], paragraphs[j + 1:k], j, k))
+        j = k
+    if not groups or not groups[0][1] or all(_PERIOD.match(v) for v in groups[0][1]):
+        # a table starts at a row of values: a heading above stays text, and a sentence or
+        # title followed by years ("... (in millions):", "2023", "2022") is text over a header
+        return None, i
+    widths = [len(v) - _leading_footnote(v) for _, v, _, _ in groups]
+    widths = [w for w in widths if w >= 2]
+    if len(widths) < _MIN_ROWS:
+        return None, i
+    width = max(set(widths), key=widths.count)
+    rows: list[list[str]] = []
+    starts: list[int] = []
+    end, full = i, 0
+    for label, values, at, after in groups:
+        if len(values) == width + 1 and _leading_footnote(values):
+            values = values[1:]  # "iPhone (1)": the label's footnote mark, not a value
+        last = len(values) == width + 1 and _FOOTNOTE.match(values[-1])
+        if last:  # "(1)" after the last row opens the footnotes below the table
+            values, after = values[:-1], after - 1
+        if values and len(values) != width:
+            break
+        rows.append([label, *values] if values else [label] + [""] * width)
+        starts.append(at)
+        full += bool(values)
+        end = after
+        if last:
+            break
+    while rows and not any(rows[-1][1:]):  # a trailing label belongs to what follows
+        rows.pop()
+        end = starts.pop()
+    if full < _MIN_ROWS:
+        return None, i
+    return rows, end
+
+
+def _leading_footnote(values: list[str]) -> int:
+    return int(len(values) >= 3 and bool(_FOOTNOTE.match(values[0])))
+
+
+def _is_label(paragraph) -> bool:
+    return (isinstance(paragraph, str) and paragraph != "\f" and len(paragraph) <= 120
+            and bool(re.search(r"[A-Za-z]", paragraph)) and not _VALUE.match(paragraph)
+            and not _is_page_marker(paragraph, False))
+
+
+_PERIOD = re.compile(r"^(?:[A-Za-z]{3,9}\.? \d{1,2},? )?(19|20)\d\d$|^%? ?change$", re.I)
+_SECTION = re.compile(r"^[^\d]{2,60}:$")
+
+
+def _header_before(out: list, width: int) -> tuple[list[list[str]], int]:
+    """The rows printed just above a rebuilt table, and where they start in `out`: its header
+    of period cells ("2023", "Change", "2022"... or "September 30,", "2023", ...) where they
+    fit the table's width, then up to two section lines ("ASSETS:", "Current assets:")."""
+    start = len(out)
+    sections: list[list[str]] = []
+    while (start > 0 and len(sections) < 2 and isinstance(out[start - 1], str)
+           and _SECTION.match(out[start - 1])):
+        start -= 1
+        sections.insert(0, [out[start]] + [""] * width)
+    top = start
+    while (top > 0 and isinstance(out[top - 1], str) and len(out[top - 1]) <= 40
+           and out[top - 1] != "\f" and start - top < 2 * width + 1):
+        top -= 1
+    cells = out[top:start]
+    for skip in range(len(cells)):
+        part = cells[skip:]
+        if len(part) == width and all(_PERIOD.match(c.strip()) for c in part):
+            return [["", *part], *sections], top + skip
+        pairs = [f"{part[n]} {part[n + 1]}".replace(", ", " ").replace(",", "")
+                 for n in range(0, len(part) - 1, 2)]
+        if len(part) == 2 * width and all(_PERIOD.match(c) for c in pairs):
+            return [["", *(f"{part[n]} {part[n + 1]}" for n in range(0, len(part), 2))],
+                    *sections], top + skip
+    return sections, start
+
+
+def _paged_blocks(paragraphs: list, marked: bool, bare_numbers: bool) -> list[Block]:
     """Blocks with page numbers: a break at each '\f', else after each page-number
     paragraph or footer (if there are at least 3); page None when nothing marks pages."""
-    footer = [p != "\f" and _is_page_marker(p, bare_numbers) for p in paragraphs]
+    footer = [isinstance(p, str) and p != "\f" and _is_page_marker(p, bare_numbers)
+              for p in paragraphs]
     use_footers = not marked and sum(footer) >= 3
     blocks: list[Block] = []
     labels: dict[int, str] = {}  # page -> the label its page-number line prints
@@ -127,7 +247,7 @@ def _paged_blocks(paragraphs: list[str], marked: bool, bare_numbers: bool) -> li
             continue
         if is_footer and marked:
             continue
-        blocks.append(_text_block(paragraph))
+        blocks.append(paragraph if isinstance(paragraph, Block) else _text_block(paragraph))
         blocks[-1].page = page
         since += 1
     for block in blocks:
