@@ -247,7 +247,9 @@ def _update(settings, embedder, base: Index, read, progress):
     old_facts = base.filing_facts(fresh)
     changed = sorted(
         key for key, chunks in fresh.items()
-        if {c.chunk_id: c.model_dump_json() for c in chunks} != old_chunks.get(key, {})
+        if {c.chunk_id: _stored(c) for c in chunks}
+        != {cid: _stored(Chunk.model_validate_json(p))
+            for cid, p in old_chunks.get(key, {}).items()}
         or _fact_keys(fresh_facts[key]) != _fact_keys(old_facts.get(key, [])))
     _count_new(read, lambda c: c.chunk_id not in old_ids.get(c.filing_key, ()),
                lambda key: key not in changed)
@@ -388,10 +390,15 @@ def _merge_facts(old: list[Fact], fresh: dict[str, list[Fact]]) -> list[Fact]:
         f for facts in fresh.values() for f in facts]
 
 
+def _stored(chunk: Chunk) -> str:
+    """What a re-read chunk is compared by: everything stored, metadata included (a corrected
+    company name changes no chunk id but must still reach the index), except the path it was
+    read from (the same filing read from a copied or moved folder is unchanged)."""
+    return chunk.model_dump_json(exclude={"source"})
+
+
 def _chunk_keys(chunks: list[Chunk]) -> set[str]:
-    """Chunks compared by everything stored, metadata included (a corrected company name
-    changes no chunk id but must still reach the index)."""
-    return {c.model_dump_json() for c in chunks}
+    return {_stored(c) for c in chunks}
 
 
 def _fact_keys(facts: list[Fact]) -> set[str]:

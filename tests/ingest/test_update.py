@@ -117,6 +117,19 @@ def test_reingesting_an_unchanged_filing_writes_nothing(root, tmp_path):
     assert sorted(p.name for p in (data / GENERATIONS).iterdir()) == [name]
 
 
+def test_the_same_filing_read_from_a_moved_folder_is_unchanged(root, tmp_path):
+    """Copying the filings (a new machine, a moved folder) and ingesting them again writes
+    nothing: where a filing was read from is not part of what it says."""
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / TSLA])
+    name = current_generation(data)
+    moved = tmp_path / "moved" / "TSLA" / "10-K" / "tsla-20241231"
+    shutil.copytree(root / TSLA, moved)
+    again = _build(data, [moved])
+    assert (again.published, again.embedded, again.generation) == (False, 0, name)
+    assert again.filings[0].status == "skipped"
+
+
 def test_a_changed_filing_replaces_its_old_chunks_and_nothing_else(root, tmp_path):
     data = tmp_path / "data"
     tsla = tmp_path / "TSLA" / "10-K" / "tsla-20241231"
