@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -84,6 +85,12 @@ def test_ingest_status_json(sample_index, capsys):
     assert code == 0 and data["chunks"] > 500 and len(data["chunk_ids_sha256"]) == 64
     assert {(f["ticker"], f["fiscal_year"]) for f in data["filings"]} == {("AAPL", 2024),
                                                                           ("TSLA", 2024)}
+    # where each filing was read from, the path `ingest remove` takes
+    assert [(s["ticker"], Path(s["source"]).exists()) for s in data["sources"]] == [
+        ("AAPL", True), ("TSLA", True)]
+    assert sum(s["chunks"] for s in data["sources"]) == data["chunks"]
+    code, out, _ = _run(ingest_main, ["status", "--data-dir", str(sample_index)], capsys)
+    assert code == 0 and f"from {data['sources'][1]['source']}" in out
 
 
 def test_ingest_build_reports_failures_with_exit_2(sample_index, tmp_path, capsys):

@@ -178,7 +178,8 @@ def remove(paths: list[Path], settings: Settings) -> RemoveReport:
                          if _within(Path(f["source"]).resolve(), path) and k not in keys]
                 if not found:
                     errors.append(f"{given}: no indexed filing was read from this path; "
-                                  "`python -m ingest status` lists what is indexed")
+                                  "`python -m ingest status` lists where each filing was read "
+                                  "from")
                 keys.update((k, str(given)) for k in found)
             removed = [{"path": path, "filing_key": key,
                         **{f: filings[key][f] for f in ("ticker", "fiscal_year", "chunks")}}

@@ -211,6 +211,9 @@ def _status(args) -> int:
     for f in data["filings"]:
         print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
               f"  {f.get('table', 0):6} table   {data['companies'].get(f['ticker'], '')}")
+        for source in data["sources"]:
+            if (source["ticker"], source["fiscal_year"]) == (f["ticker"], f["fiscal_year"]):
+                print(f"         from {source['source']}")
     return EXIT_OK
 
 
@@ -227,4 +230,9 @@ def status_json(index) -> dict:
         "tokenizer": index.manifest["tokenizer"],
         "backend": index.manifest["backend"]["kind"],
         **facets,
+        # where each filing was read from: what `python -m ingest remove PATH` takes
+        "sources": sorted(({"filing_key": key, "ticker": f["ticker"],
+                            "fiscal_year": f["fiscal_year"], "source": f["source"],
+                            "chunks": f["chunks"]} for key, f in index.filings().items()),
+                          key=lambda r: (r["ticker"], r["fiscal_year"], r["source"])),
     }
