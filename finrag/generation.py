@@ -123,6 +123,11 @@ def publish(data_dir: Path, name: str) -> None:
     _fsync_dir(data_dir)
 
 
+# What a reader asks of the whole table without reading its rows (whether any chunk passes the
+# filters; the companies x years x types it holds) is answered from this index alone.
+FILTER_INDEX = "CREATE INDEX chunks_by_filter ON chunks (ticker, fiscal_year, chunk_type, company)"
+
+
 def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
     con = sqlite3.connect(path)
     con.execute(
@@ -131,6 +136,7 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
         " page INTEGER, payload TEXT)"
     )
     con.execute("CREATE INDEX chunks_by_filing ON chunks (filing_key)")
+    con.execute(FILTER_INDEX)
     _insert_chunks(con, chunks, 0)
     crash_point("chunks")  # rows written, not committed
     con.commit()
@@ -153,6 +159,7 @@ def _update_tables(path: Path, drop: list[str], chunks: list[Chunk],
     """Take the filings `drop` out of a copied chunk table and put `chunks` and `facts` in,
     in one transaction; returns the new counts for the manifest."""
     con = sqlite3.connect(path)
+    con.execute(FILTER_INDEX.replace("INDEX", "INDEX IF NOT EXISTS"))  # tables written before it
     marks = ",".join("?" * len(drop))
     for table in ("chunks", "facts"):
         con.execute(f"DELETE FROM {table} WHERE filing_key IN ({marks})", drop)

@@ -6,7 +6,9 @@ Layout of a data directory::
     CURRENT                 name of the published generation (replaced atomically)
     generations/<name>/     one complete, immutable index generation
         manifest.json       format, model, dim, tokenizer version, BM25 parameters, backend, counts
-        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page;
+        chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page,
+                            text signature; indexed by chunk id, filing and filters, so a reader
+                            reads only the rows of the chunks it shows and loads nothing at open;
                             and the `facts` table (statement facts, by ticker and fiscal year)
         vectors/            Qdrant edge shard (embedded backend only): per chunk a dense
                             page-context vector and its BM25 terms as a sparse vector, with the
@@ -30,15 +32,11 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from finrag.config import MODEL_NAME, Settings
 from finrag.facts import Fact
-from finrag.models import Chunk, Filters
-from finrag.pagevectors import page_codes
+from finrag.models import Chunk
 from finrag.store.clients import client_for
 from finrag.tokens import TOKENIZER_VERSION
 from finrag.vocabulary import PHRASES_FINGERPRINT
@@ -81,53 +79,6 @@ def current_generation(data_dir: Path) -> str | None:
 
 
 # --- reading -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Coded:
-    """A string column as small integer codes: comparing ints is ~10x faster than objects."""
-
-    values: list[str]
-    codes: np.ndarray
-
-    @classmethod
-    def of(cls, items: list[str]) -> Coded:
-        values, codes = np.unique(np.array(items, dtype=object), return_inverse=True)
-        return cls(list(values), codes.astype(np.int32))
-
-
-def _isin_codes(column: Coded, wanted: list[str]) -> np.ndarray:
-    wanted = set(wanted)
-    codes = [i for i, v in enumerate(column.values) if v in wanted]
-    return _isin(column.codes, codes)
-
-
-def _isin(values: np.ndarray, wanted: list) -> np.ndarray:
-    """`np.isin(values, wanted)`; for the few values a filter names, one comparison pass per
-    value (~25 us at 100k rows, where np.isin's general path takes ~250 us)."""
-    if len(wanted) > 8:
-        return np.isin(values, wanted)
-    keep = np.zeros(len(values), dtype=bool)
-    for w in wanted:
-        keep |= values == w
-    return keep
-
-
-@dataclass
-class Columns:
-    """Per-row filter columns, for BM25 masks and the app's facets; and, for search, each row's
-    text signature and page of its filing as small integers (equal codes = same text, same
-    page; -1 = page unknown) and each chunk id's row, so collapsing near-duplicates and fusing
-    by page need no SQL and hydration reads rows by primary key."""
-
-    chunk_ids: list[str]
-    tickers: Coded
-    years: np.ndarray
-    types: Coded
-    signatures: np.ndarray
-    pages: np.ndarray
-    rows: dict[str, int]  # chunk id -> its position in these columns
-    rowids: np.ndarray  # position -> its row in chunks.sqlite (an update leaves gaps)
 
 
 def read_manifest(data_dir: Path, name: str) -> dict:
@@ -176,8 +127,9 @@ class Index:
     """A published generation, opened read-only."""
 
     def __init__(self, settings: Settings, name: str, *, tables_only: bool = False) -> None:
-        """`tables_only`: the chunk and fact tables and the manifest, without the search
-        columns or the engine (what a build needs to compare filings: cheap at any size)."""
+        """Opening reads the manifest and opens the chunk table and the engine; nothing is
+        loaded per chunk, so it costs the same at any size: a search reads only its candidates'
+        rows. `tables_only`: without the engine (what a build needs to compare filings)."""
         self.settings = settings
         self.name = name
         self.path = settings.data_dir / GENERATIONS / name
@@ -190,7 +142,6 @@ class Index:
         self._current_name: str | None = None
         self.vectors = None
         if not tables_only:
-            self.columns = self._columns()
             self.vectors = self._open_vectors()
 
     @classmethod
@@ -217,50 +168,34 @@ class Index:
         return self._current_name not in (None, self.name)
 
     def __len__(self) -> int:
-        return len(self.columns.chunk_ids)
-
-    def mask(self, filters: Filters) -> np.ndarray | None:
-        """Rows passing the filters (None = all rows)."""
-        if filters.is_empty():
-            return None
-        c = self.columns
-        keep = np.ones(len(c.chunk_ids), dtype=bool)
-        if filters.tickers:
-            keep &= _isin_codes(c.tickers, filters.tickers)
-        if filters.fiscal_years:
-            keep &= _isin(c.years, filters.fiscal_years)
-        if filters.chunk_types:
-            keep &= _isin_codes(c.types, filters.chunk_types)
-        return keep
+        """Chunks in the generation (the manifest's count, written with it)."""
+        n = self.manifest.get("chunks")
+        return int(n) if n is not None else self.count()
 
     def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
-        """The chunks of these ids (unknown ids are left out), read by row number."""
-        rowids = self.columns.rowids
-        rows = [int(rowids[self.columns.rows[c]]) for c in chunk_ids if c in self.columns.rows]
-        if not rows:
-            return {}
-        marks = ",".join("?" * len(rows))
-        found = self._db.execute(
-            f"SELECT chunk_id, payload FROM chunks WHERE row IN ({marks})", rows
-        ).fetchall()
-        return {cid: Chunk.model_validate_json(p) for cid, p in found}
+        """The chunks of these ids (unknown ids are left out)."""
+        return {cid: Chunk.model_validate_json(p)
+                for cid, p in self._by_id("chunk_id, payload", chunk_ids)}
 
-    def signatures(self, chunk_ids: list[str]) -> dict[str, int]:
-        """chunk id -> its text signature's code (equal codes = same text up to case and white
-        space; unknown ids are left out), from memory."""
-        rows, codes = self.columns.rows, self.columns.signatures
-        return {c: int(codes[rows[c]]) for c in chunk_ids if c in rows}
+    def lookup(self, chunk_ids: list[str]) -> dict[str, tuple[str, str]]:
+        """chunk id -> (text signature, page key), for collapsing copies of a text and fusing
+        by page: equal signatures = the same text up to case and white space; the page key is
+        the same for the chunks of one page of one filing, and the chunk id itself where the
+        page is unknown, so such a chunk is a unit of its own (unknown ids are left out)."""
+        return {cid: (signature, cid if page is None else f"{filing}\x1f{page}")
+                for cid, signature, filing, page
+                in self._by_id("chunk_id, signature, filing_key, page", chunk_ids)}
 
-    def pages(self, chunk_ids: list[str]) -> dict[str, str]:
-        """chunk id -> page key, for fusion by page: the same key for the chunks of one page of
-        one filing, or the chunk id where the page is unknown, so such a chunk is a unit of its
-        own (unknown ids are left out), from memory."""
-        rows, codes = self.columns.rows, self.columns.pages
-        out = {}
-        for c in chunk_ids:
-            if c in rows:
-                code = int(codes[rows[c]])
-                out[c] = c if code < 0 else f"p{code}"
+    def chunk_ids(self) -> list[str]:
+        """Every chunk id of the generation, sorted."""
+        return [r[0] for r in self._db.execute("SELECT chunk_id FROM chunks ORDER BY chunk_id")]
+
+    def _by_id(self, columns: str, chunk_ids: list[str]) -> list[tuple]:
+        ids, out = list(dict.fromkeys(chunk_ids)), []
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            out += self._db.execute(f"SELECT {columns} FROM chunks WHERE chunk_id IN "
+                                    f"({','.join('?' * len(part))})", part).fetchall()
         return out
 
     def facts(self, tickers: Iterable[str] = (), fiscal_years: Iterable[int] = (),
@@ -347,7 +282,7 @@ class Index:
         """What is indexed: companies by ticker, fiscal years, chunk counts per ticker x year."""
         rows = self._db.execute(
             "SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks"
-            " GROUP BY ticker, company, fiscal_year, chunk_type ORDER BY ticker, fiscal_year"
+            " GROUP BY ticker, fiscal_year, chunk_type, company ORDER BY ticker, fiscal_year"
         ).fetchall()
         companies = {t: c for t, c, *_ in rows}
         counts: dict[str, dict] = {}
@@ -365,27 +300,6 @@ class Index:
             self.vectors.close()
         self._db.close()
 
-    def _columns(self) -> Columns:
-        rows = self._db.execute(
-            "SELECT chunk_id, ticker, signature, fiscal_year, chunk_type, filing_key, page, row"
-            " FROM chunks ORDER BY row"
-        ).fetchall()
-        chunk_ids = [r[0] for r in rows]
-        codes: dict[str, int] = {}
-        signatures = np.fromiter((codes.setdefault(r[2], len(codes)) for r in rows),
-                                 dtype=np.int32, count=len(rows))
-        pages = page_codes((r[5], r[6]) for r in rows).astype(np.int32)
-        return Columns(
-            chunk_ids=chunk_ids,
-            tickers=Coded.of([r[1] for r in rows]),
-            years=np.array([r[3] for r in rows], dtype=np.int64),
-            types=Coded.of([r[4] for r in rows]),
-            signatures=signatures,
-            pages=pages,
-            rows={cid: i for i, cid in enumerate(chunk_ids)},
-            rowids=np.fromiter((r[7] for r in rows), dtype=np.int64, count=len(rows)),
-        )
-
     def _open_vectors(self):
         backend = self.manifest["backend"]
         if backend["kind"] == "server":
@@ -400,3 +314,4 @@ class Index:
         from finrag.store.edge import EdgeStore
 
         return EdgeStore.open(self.path / "vectors")
+

@@ -143,8 +143,7 @@ class HybridSearcher:
         _check_settings(top_k, k_each, rrf_k, fuse_by, weights)
         result = SearchResult(query=text, filters=filters, generation=index.name,
                               expansions=expand_query(text) if expand else [])
-        mask = index.mask(filters)
-        if len(index) == 0 or (mask is not None and not mask.any()):
+        if len(index) == 0:
             result.message = NO_MATCH
             return result
         k_each = min(k_each, len(index))  # no more candidates than chunks (and no overflow)
@@ -154,6 +153,9 @@ class HybridSearcher:
         bm25 = self._bm25(index, bm25_tokens(text, result.expansions), filters, k_each, timings)
         too_long = self._too_long(text)
         dense = self._dense(index, vector, filters, k_each, timings)
+        if not dense:  # the dense leg returns some chunk of any that pass the filters
+            result.message = NO_MATCH
+            return result
         self._assemble(result, index, dense, bm25, top_k, rrf_k, weights, fuse_by, timings)
         result.timings_ms = timings
         if too_long:
@@ -197,14 +199,12 @@ class HybridSearcher:
         t1 = time.perf_counter()
         hits = index.vectors.search(vector, filters, k_each)
         timings["dense"] = (time.perf_counter() - t1) * 1000
-        _check_known(index, hits)
         return hits
 
     def _bm25(self, index, tokens, filters, k_each, timings) -> list[tuple[str, float]]:
         t0 = time.perf_counter()
         hits = index.vectors.search_terms(query_vector(tokens), filters, k_each)
         timings["bm25"] = (time.perf_counter() - t0) * 1000
-        _check_known(index, hits)
         return hits
 
     def _too_long(self, text: str) -> bool:
@@ -217,12 +217,15 @@ class HybridSearcher:
                   timings) -> None:
         t0 = time.perf_counter()
         candidates = list({cid for cid, _ in dense + bm25})
-        signatures = index.signatures(candidates)
+        known = index.lookup(candidates)
+        _check_known(index, candidates, known)
+        signatures = {cid: signature for cid, (signature, _) in known.items()}
         dense, bm25 = _collapse(dense, signatures), _collapse(bm25, signatures)
         fused = rrf(
             {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
             k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
-            groups=index.pages(candidates) if fuse_by == "page" else None,
+            groups={cid: page for cid, (_, page) in known.items()} if fuse_by == "page"
+            else None,
         )
         shown = {c for c, _ in dense[:top_k] + bm25[:top_k]} | {f.chunk_id for f in fused}
         chunks = index.chunks(sorted(shown))  # hydrate only what is shown
@@ -259,11 +262,11 @@ def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
     return own + extra
 
 
-def _check_known(index: Index, hits: list[tuple[str, float]]) -> None:
+def _check_known(index: Index, candidates: list[str], known: dict) -> None:
     """Every chunk the vector store returned is one of this generation's: a Qdrant collection
     overwritten by another writer (another data directory's older finrag, say) is a StoreError
     naming it, not a KeyError when the hits are looked up."""
-    unknown = next((cid for cid, _ in hits if cid not in index.columns.rows), None)
+    unknown = next((cid for cid in sorted(candidates) if cid not in known), None)
     if unknown is not None:
         where = index.manifest["backend"].get("collection") or index.path / "vectors"
         raise StoreError(
@@ -291,10 +294,10 @@ def _check_settings(top_k: int, k_each: int, rrf_k: int, fuse_by: str,
 
 
 def _collapse(ranked: list[tuple[str, float]],
-              signatures: dict[str, int]) -> list[tuple[str, float]]:
+              signatures: dict[str, str]) -> list[tuple[str, float]]:
     """The list without its later copies: of the chunks with the same text signature, only the
     best-ranked one stays, with its own id and score (a chunk without a signature stays)."""
-    seen: set[int] = set()
+    seen: set[str] = set()
     out = []
     for cid, score in ranked:
         sig = signatures.get(cid)

@@ -372,3 +372,38 @@ def test_a_zero_weight_drops_its_retriever_from_the_fused_list(searcher, weights
 def test_both_weights_zero_is_a_query_error_quoting_them(searcher):
     with pytest.raises(QueryError, match=r"\(0\.0, 0\.0\): both are 0"):
         searcher.search("services", weights=(0.0, 0.0))
+
+
+def test_opening_and_searching_read_only_the_rows_they_need(searcher, monkeypatch):
+    """A reader's cost must not grow with the index: opening it reads no chunk row, and a
+    search or the coverage facets read the chunk table only through its indexes (a lookup by
+    chunk id; the covering filter index), never by scanning every row."""
+    import sqlite3
+
+    import finrag.index as index_module
+
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        con = connect(*args, **kwargs)
+        con.set_trace_callback(statements.append)
+        return con
+
+    monkeypatch.setattr(index_module.sqlite3, "connect", traced)
+    index = Index.open(searcher.settings)
+    try:
+        assert len(index) == len(make_chunks())
+        assert statements == []  # the count is the manifest's
+        result = searcher.search("services net sales", Filters(tickers=["AAPL"]))
+        assert result.fused
+        searcher.index.facets()
+        plans = []
+        for sql in statements:
+            if sql.lstrip().upper().startswith("SELECT"):
+                con = connect(searcher.index.path / "chunks.sqlite")
+                plans += [row[-1] for row in con.execute("EXPLAIN QUERY PLAN " + sql)]
+                con.close()
+        assert plans and all("chunks" not in p or "INDEX" in p for p in plans), plans
+    finally:
+        index.close()

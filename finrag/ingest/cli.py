@@ -220,7 +220,7 @@ def _status(args) -> int:
 def status_json(index) -> dict:
     import hashlib
 
-    ids = sorted(index.columns.chunk_ids)
+    ids = index.chunk_ids()
     facets = index.facets()
     return {
         "generation": index.name,

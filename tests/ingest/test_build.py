@@ -34,7 +34,7 @@ def _filings(tmp_path: Path) -> list[Path]:
 def _state(data_dir: Path) -> tuple[str, int, str]:
     index = Index.open(Settings(data_dir=data_dir, qdrant_url=None))
     try:
-        ids = sorted(index.columns.chunk_ids)
+        ids = index.chunk_ids()
         assert index.vectors.count() == len(ids)  # both halves of the index agree
         return index.name, len(ids), hashlib.sha256("\n".join(ids).encode()).hexdigest()
     finally:

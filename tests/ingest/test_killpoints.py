@@ -122,7 +122,7 @@ def _state(data: Path) -> tuple[str, int, str]:
     checking the generation is whole: the engine holds every chunk exactly once."""
     index = Index.open(Settings(data_dir=data, qdrant_url=None))
     try:
-        ids = index.columns.chunk_ids
+        ids = index.chunk_ids()
         assert len(ids) == len(set(ids)) == index.vectors.count()
         s = status_json(index)
     finally:
