@@ -123,8 +123,8 @@ def publish(data_dir: Path, name: str) -> None:
     _fsync_dir(data_dir)
 
 
-# What a reader asks of the whole table without reading its rows (whether any chunk passes the
-# filters; the companies x years x types it holds) is answered from this index alone.
+# The coverage facets (companies x fiscal years x chunk types, with counts) are read from this
+# covering index alone, not from the table's rows.
 FILTER_INDEX = "CREATE INDEX chunks_by_filter ON chunks (ticker, fiscal_year, chunk_type, company)"
 
 

@@ -314,4 +314,3 @@ class Index:
         from finrag.store.edge import EdgeStore
 
         return EdgeStore.open(self.path / "vectors")
-
