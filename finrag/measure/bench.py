@@ -180,7 +180,8 @@ def query_phase(data_dir: Path, queries: list[str]) -> dict:
         raise RuntimeError("bench: the cached pass ran the model; its figures would be wrong")
     asks = _timed_asks(searcher)
     rss_mb = _rss_mb()  # before `_embed_paths` loads a second, torch-only copy of the model
-    return {"open_s": round(open_s, 3), "rss_mb": rss_mb, "query_ms": out, "ask_ms": asks,
+    return {"open_s": round(open_s, 3), "rss_mb": rss_mb, "rss_anon_mb": _rss_mb("RssAnon"),
+            "rss_file_mb": _rss_mb("RssFile"), "query_ms": out, "ask_ms": asks,
             "query_ms_cached": cached, "query_runtime": embedder.query_runtime,
             "answered": {name: sum(bool(a) for a in v) for name, v in answers.items()},
             "cached_same_results": cached_answers == answers["ticker_year"],
@@ -409,9 +410,12 @@ def _pcts(values: list[float]) -> dict:
             "p95": round(float(np.percentile(values, 95)), 2)}
 
 
-def _rss_mb() -> float:
+def _rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory: all of it (VmRSS), or the process's own (RssAnon) or the mapped files'
+    pages (RssFile: the index files the engine maps, pages the kernel shares between readers
+    and can take back)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
 
@@ -419,7 +423,8 @@ def _rss_mb() -> float:
 def print_report(r: dict) -> str:
     lines = [f"chunks {r['chunks']:,}: build {r['build_s']} s (HNSW optimize {r['optimize_s']} s, "
              f"{r['indexed_vectors']:,} vectors indexed), disk {r['disk_mb']} MB, "
-             f"open {r['open_s']} s, RSS {r['rss_mb']} MB; load average {r['load'][0]} -> "
+             f"open {r['open_s']} s, RSS {r['rss_mb']} MB ({r['rss_anon_mb']} MB the process's "
+             f"own, {r['rss_file_mb']} MB of mapped index files); load average {r['load'][0]} -> "
              f"{r['load'][1]} over the query phase"]
     stacks = [("finrag", r["query_ms"]), ("cached", r["query_ms_cached"])]
     stacks += [("naive", r["naive"]["query_ms"])] if "naive" in r else []

@@ -20,6 +20,9 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     assert report["ask_ms"]["answered"] >= 4
     for key in ("build_s", "open_s", "rss_mb", "disk_mb", "speedup_fused_p50"):
         assert report[key] > 0
+    # resident memory split into the process's own and the mapped index files' pages
+    assert 0 < report["rss_anon_mb"] < report["rss_mb"]
+    assert 0 < report["rss_file_mb"] < report["rss_mb"]
     for stack in (report["query_ms"], report["naive"]["query_ms"]):
         assert set(stack) == {"ticker_year", "ticker", "none"}
         for phases in stack.values():
