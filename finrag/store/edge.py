@@ -66,6 +66,7 @@ QUANTIZED = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99,
 # identical to the third decimal.
 OVERSAMPLING = 2.0
 IN_RAM = {"ticker", "fiscal_year"}  # payload indexes read into RAM at open (`_index_params`)
+TENANT = "ticker"  # almost every query names a company: its points are stored together
 EXACT = qe.SearchParams(exact=True, quantization=qe.QuantizationSearchParams(ignore=True))
 WALK = qe.SearchParams(hnsw_ef=HNSW_EF, quantization=qe.QuantizationSearchParams(
     rescore=True, oversampling=OVERSAMPLING))
@@ -176,11 +177,16 @@ def _index_params(field: str, kind: str):
     search would cost build time (at 1M points `optimize()` took 617 s with them, 240 s
     without) and open time for nothing. The indexes of the filters analysts set on nearly
     every query (ticker, fiscal year) are read into RAM at open; the others (chunk type, and
-    the filing an update deletes by) stay in their files, read on demand (`Memory.Cold`)."""
+    the filing an update deletes by) stay in their files, read on demand (`Memory.Cold`).
+    The ticker is the tenant field (`is_tenant`): the engine stores each company's points
+    together, so a filtered scan reads them from a few contiguous pages instead of pages spread
+    over the whole file (at 300k points ticker + year dense 5.8-7.9 -> 4.1-4.4 ms, BM25
+    4.9-5.9 -> 3.6-3.7 ms, alternating runs)."""
     memory = None if field in IN_RAM else qe.Memory.Cold
     if kind == "integer":
         return qe.IntegerIndexParams(lookup=True, range=False, enable_hnsw=False, memory=memory)
-    return qe.KeywordIndexParams(enable_hnsw=False, memory=memory)
+    return qe.KeywordIndexParams(enable_hnsw=False, memory=memory,
+                                 is_tenant=True if field == TENANT else None)
 
 
 def _filter(filters: Filters) -> qe.Filter | None:
