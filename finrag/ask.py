@@ -50,9 +50,8 @@ def companies_of(index) -> tuple[dict[str, str], dict[str, list[int]]]:
 
 
 def _identity(index) -> str:
-    """The generation's own directory: two data dirs both have a `gen-000001`, and one process
-    (the app beside an evaluation, a test run) may read both."""
-    return str(index.path.resolve())
+    """Which generation of which index (`Index.identity`, `RemoteIndex.identity`)."""
+    return index.identity
 
 
 _FACTS: OrderedDict = OrderedDict()

@@ -26,11 +26,17 @@ class Settings:
     qdrant_api_key: str | None = field(
         default_factory=lambda: os.environ.get("FINRAG_QDRANT_API_KEY") or None
     )
+    # The name of a published index on the server at qdrant_url (`finrag-<id>`, printed by
+    # `ingest build`): readers then read everything from the server and nothing local.
+    qdrant_index: str | None = field(
+        default_factory=lambda: os.environ.get("FINRAG_QDRANT_INDEX") or None)
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None) -> Settings:
+        """The environment's settings; a data directory given explicitly (a CLI's --data-dir)
+        names a local index, so FINRAG_QDRANT_INDEX does not apply to it."""
         s = cls()
         if data_dir is not None:
             s = cls(data_dir=Path(data_dir), qdrant_url=s.qdrant_url,
-                    qdrant_api_key=s.qdrant_api_key)
+                    qdrant_api_key=s.qdrant_api_key, qdrant_index=None)
         return s

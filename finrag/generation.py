@@ -21,7 +21,7 @@ from finrag import config
 from finrag.config import EMBED_DIM, Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS, Index
+from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS, Index, facets_of
 from finrag.lexical import K1, B, average_length, document_vector
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
@@ -46,9 +46,10 @@ def write_generation(
     dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
     store, backend = _create_store(settings, tmp, name, dim)
     _write_points(store, chunks, vectors, avgdl)
+    if store.keeps_payloads:
+        store.write_facts(_fact_payloads(facts or []))
     backend.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
     crash_point("flush")
-    store.close()
     manifest = {
         "format": FORMAT_VERSION,
         "generation": name,
@@ -62,6 +63,9 @@ def write_generation(
         "chunks": len(chunks),
         "facts": len(facts or []),
     }
+    if store.keeps_payloads:  # a reader with only the server's URL reads the manifest there
+        store.describe({**manifest, "facets": _facets(chunks)})
+    store.close()
     return _finish(settings, tmp, name, manifest)
 
 
@@ -229,21 +233,44 @@ def _write_points(store, chunks: list[Chunk], vectors: np.ndarray, avgdl: float)
     for start in range(0, len(chunks), POINT_BATCH):
         store.upsert([
             StorePoint(c.chunk_id, stored[i], document_vector(bm25_terms(c), avgdl),
-                       _payload(c))
+                       _payload(c, whole=store.keeps_payloads))
             for i, c in enumerate(chunks[start:start + POINT_BATCH], start=start)])
         crash_point("vectors")
 
 
-def _payload(chunk: Chunk) -> dict:
-    """The engine keeps the filter fields and the filing (what an update deletes by); full
-    payloads live in chunks.sqlite."""
-    return {
+def _payload(chunk: Chunk, *, whole: bool) -> dict:
+    """The engine keeps the filter fields and the filing (what an update deletes by). The
+    embedded engine's chunk payloads live in chunks.sqlite beside it; a server's points carry
+    them too (`whole`: the chunk, its text signature and page), so that a reader needs
+    nothing but the server (finrag.remote)."""
+    payload = {
         "chunk_id": chunk.chunk_id,
         "ticker": chunk.ticker,
         "fiscal_year": chunk.fiscal_year,
         "chunk_type": chunk.chunk_type,
         "filing_key": chunk.filing_key,
     }
+    if whole:
+        payload.update(chunk=chunk.model_dump_json(), signature=text_signature(chunk.text),
+                       page=chunk.page)
+    return payload
+
+
+def _fact_payloads(facts: list[Fact]) -> list[dict]:
+    """Each fact as a server keeps it: its filter fields, its place in document order and the
+    whole record, as in the facts table."""
+    return [{**{c: getattr(f, c) for c in FACT_COLUMNS}, "row": i, "fact": f.model_dump_json()}
+            for i, f in enumerate(facts)]
+
+
+def _facets(chunks: list[Chunk]) -> dict:
+    """The coverage facets of these chunks, as `Index.facets` reads them from the table."""
+    counts: dict[tuple, int] = {}
+    for c in chunks:
+        key = (c.ticker, c.fiscal_year, c.chunk_type, c.company)
+        counts[key] = counts.get(key, 0) + 1
+    return facets_of((t, company, y, kind, n)
+                     for (t, y, kind, company), n in sorted(counts.items()))
 
 
 def _write_json(path: Path, data: dict) -> None:

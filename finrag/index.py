@@ -17,7 +17,9 @@ Layout of a data directory::
                             re-ingesting re-embeds nothing
     build.lock              one build at a time
     data-dir-id.json        (server backend) the id naming this data dir's Qdrant collections,
-                            finrag-<id>-gen-NNNNNN (finrag.store.names)
+                            finrag-<id>-gen-NNNNNN (finrag.store.names); on a server the points
+                            carry the chunk payloads and the facts and manifest live there too,
+                            so readers given its alias need no data dir (finrag.remote)
 
 Readers never see a half-built index: a build writes a new generation under a temporary name
 (whole, or as a copy of the published one with some filings replaced), renames it into place,
@@ -90,16 +92,33 @@ def read_manifest(data_dir: Path, name: str) -> dict:
     except (FileNotFoundError, json.JSONDecodeError) as exc:
         reason = f"index generation {path} is damaged ({exc})"
         raise IndexUnavailable(f"{reason}; {NO_INDEX_HINT}", reason=reason) from exc
+    return check_manifest(manifest, f"index in {data_dir}")
+
+
+def check_manifest(manifest: dict, where: str) -> dict:
+    """The manifest, if this finrag reads what it describes (format, model, tokenizer);
+    IndexUnavailable naming `where` and the rebuild command otherwise."""
     expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION,
                 "phrases": PHRASES_FINGERPRINT}
     for key, want in expected.items():
         if manifest.get(key) != want:
-            reason = (f"index in {data_dir} was built with {key}={manifest.get(key)!r}, "
+            reason = (f"{where} was built with {key}={manifest.get(key)!r}, "
                       f"this finrag uses {want!r}")
             raise IndexUnavailable(
                 f"{reason}: rebuild it with `python -m ingest build --rebuild ...`", reason=reason
             )
     return manifest
+
+
+def open_index(settings: Settings):
+    """The published index these settings name: the generation a server alias names when
+    `settings.qdrant_index` is set (finrag.remote: nothing local is read), else the local data
+    directory's."""
+    if settings.qdrant_index:
+        from finrag.remote import RemoteIndex
+
+        return RemoteIndex.open(settings)
+    return Index.open(settings)
 
 
 def indexed_sources(data_dir: Path) -> list[str]:
@@ -121,6 +140,23 @@ def indexed_sources(data_dir: Path) -> list[str]:
         reason = f"cannot read the chunk table {path} ({exc})"
         raise IndexUnavailable(f"{reason}; {NO_INDEX_HINT}", reason=reason) from exc
     return sorted(r[0] or "" for r in rows)
+
+
+def facets_of(rows: Iterable[tuple[str, str, int, str, int]]) -> dict:
+    """The coverage facets from (ticker, company, fiscal year, chunk type, chunks) rows sorted
+    by ticker and fiscal year: companies by ticker, the fiscal years, and per ticker x year
+    the chunk count of each type."""
+    rows = list(rows)
+    companies = {t: c for t, c, *_ in rows}
+    counts: dict[str, dict] = {}
+    for ticker, _, year, kind, n in rows:
+        cell = counts.setdefault(f"{ticker} {year}", {"ticker": ticker, "fiscal_year": year})
+        cell[kind] = cell.get(kind, 0) + n
+    return {
+        "companies": companies,
+        "fiscal_years": sorted({r[2] for r in rows}),
+        "filings": list(counts.values()),
+    }
 
 
 class Index:
@@ -150,6 +186,12 @@ class Index:
         if name is None:
             raise IndexUnavailable(f"no index in {settings.data_dir}: {NO_INDEX_HINT}")
         return cls(settings, name, tables_only=tables_only)
+
+    @property
+    def identity(self) -> str:
+        """The generation's own directory: two data dirs both have a `gen-000001`, and one
+        process (the app beside an evaluation, a test run) may read both."""
+        return str(self.path.resolve())
 
     def is_stale(self) -> bool:
         """CURRENT names another generation. Read again only when its inode, mtime or size
@@ -280,20 +322,10 @@ class Index:
 
     def facets(self) -> dict:
         """What is indexed: companies by ticker, fiscal years, chunk counts per ticker x year."""
-        rows = self._db.execute(
+        return facets_of(self._db.execute(
             "SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks"
             " GROUP BY ticker, fiscal_year, chunk_type, company ORDER BY ticker, fiscal_year"
-        ).fetchall()
-        companies = {t: c for t, c, *_ in rows}
-        counts: dict[str, dict] = {}
-        for ticker, _, year, kind, n in rows:
-            cell = counts.setdefault(f"{ticker} {year}", {"ticker": ticker, "fiscal_year": year})
-            cell[kind] = cell.get(kind, 0) + n
-        return {
-            "companies": companies,
-            "fiscal_years": sorted({r[2] for r in rows}),
-            "filings": list(counts.values()),
-        }
+        ).fetchall())
 
     def close(self) -> None:
         if self.vectors is not None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
 from finrag.fusion import rrf
-from finrag.index import Index
+from finrag.index import Index, open_index
 from finrag.lexical import query_vector
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.store.base import StoreError
@@ -98,9 +98,9 @@ class HybridSearcher:
         """The generation to serve (the lock is held): the published one, opened on first use
         and again when CURRENT names another."""
         if self._index is None:
-            self._index = Index.open(self.settings)
+            self._index = open_index(self.settings)
         elif self._index.is_stale():
-            fresh = Index.open(self.settings)
+            fresh = open_index(self.settings)
             self._retire(grace=True)
             self._index = fresh
         return self._index

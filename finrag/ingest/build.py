@@ -31,7 +31,7 @@ from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
 from finrag.generation import publish, write_generation, write_update
-from finrag.index import GENERATIONS, Index, current_generation
+from finrag.index import GENERATIONS, Index, current_generation, read_manifest
 from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.factcache import FactCache
 from finrag.ingest.facts import attach, read_facts
@@ -40,7 +40,7 @@ from finrag.ingest.read import ReadError, locate, read_filing
 from finrag.ingest.readcache import ReadCache
 from finrag.ingest.sections import split_sections
 from finrag.models import Chunk
-from finrag.store.names import collection_name, data_dir_id, owns
+from finrag.store.names import collection_name, data_dir_id, index_alias, owns
 from finrag.views import dense_text
 
 KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
@@ -460,12 +460,33 @@ def _number(name: str) -> int:
 
 
 def _collect_garbage(settings: Settings) -> None:
+    _publish_alias(settings)  # first: the alias's collection must never be one collected here
     current = current_generation(settings.data_dir)
     root = settings.data_dir / GENERATIONS
     gens = sorted(p for p in root.glob("gen-*") if p.name != current)
     for old in gens[: max(0, len(gens) - (KEEP_GENERATIONS - 1))]:
         _drop_generation(settings, old)
         crash_point("gc")
+
+
+def _publish_alias(settings: Settings) -> None:
+    """Point the server alias of this data directory (`finrag-<id>`, what FINRAG_QDRANT_INDEX
+    names) at the published generation's collection, if it names another: a build killed
+    between publishing CURRENT and the alias is completed by the next run."""
+    name = current_generation(settings.data_dir)
+    if not settings.qdrant_url or name is None:
+        return
+    backend = read_manifest(settings.data_dir, name)["backend"]
+    if backend.get("kind") != "server":
+        return
+    from finrag.store.clients import client_for
+    from finrag.store.server import aliased, point_alias
+
+    alias = index_alias(backend["data_dir_id"])
+    client = client_for(settings)
+    if aliased(client, alias) != backend["collection"]:
+        point_alias(client, alias, backend["collection"])
+    crash_point("aliased")
 
 
 def _drop_generation(settings: Settings, path: Path) -> None:

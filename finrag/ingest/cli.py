@@ -114,10 +114,31 @@ def _build(args) -> int:
                        fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress,
                        workers=args.workers)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps({**report.to_json(), "server_index": server_index(settings)}, indent=2))
     else:
         _print_report(report)
+        _print_server_index(settings)
     return EXIT_PARTIAL if report.totals()["failed"] else EXIT_OK
+
+
+def server_index(settings: Settings) -> str | None:
+    """The name readers with only the server give (FINRAG_QDRANT_INDEX) for this data dir's
+    published index, None when it is not on a server."""
+    from finrag.index import current_generation, read_manifest
+    from finrag.store.names import index_alias
+
+    name = current_generation(settings.data_dir)
+    if name is None:
+        return None
+    backend = read_manifest(settings.data_dir, name)["backend"]
+    return index_alias(backend["data_dir_id"]) if backend.get("kind") == "server" else None
+
+
+def _print_server_index(settings: Settings) -> None:
+    alias = server_index(settings)
+    if alias:
+        print(f"server index {alias}: an app or CLI needs only FINRAG_QDRANT_URL="
+              f"{settings.qdrant_url} FINRAG_QDRANT_INDEX={alias}")
 
 
 def _print_report(report) -> None:
@@ -151,6 +172,7 @@ def _remove(args) -> int:
                   f"{f['chunks']} chunks ({f['path']})")
         state = f"published {report.generation}" if report.published else "index unchanged"
         print(f"{len(report.removed)} filings removed; {state} in {report.seconds:.1f}s")
+        _print_server_index(settings)
     return EXIT_PARTIAL if report.errors else EXIT_OK
 
 
@@ -208,6 +230,7 @@ def _status(args) -> int:
         print(json.dumps(data, indent=2))
         return EXIT_OK
     print(f"index {data['generation']} in {settings.data_dir}: {data['chunks']} chunks")
+    _print_server_index(settings)
     for f in data["filings"]:
         print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
               f"  {f.get('table', 0):6} table   {data['companies'].get(f['ticker'], '')}")
@@ -220,6 +243,8 @@ def _status(args) -> int:
 def status_json(index) -> dict:
     import hashlib
 
+    from finrag.store.names import index_alias
+
     ids = index.chunk_ids()
     facets = index.facets()
     return {
@@ -229,6 +254,8 @@ def status_json(index) -> dict:
         "model": index.manifest["model"],
         "tokenizer": index.manifest["tokenizer"],
         "backend": index.manifest["backend"]["kind"],
+        "server_index": (index_alias(index.manifest["backend"]["data_dir_id"])
+                         if index.manifest["backend"]["kind"] == "server" else None),
         **facets,
         # where each filing was read from: what `python -m ingest remove PATH` takes
         "sources": sorted(({"filing_key": key, "ticker": f["ticker"],

@@ -73,6 +73,8 @@ WALK = qe.SearchParams(hnsw_ef=HNSW_EF, quantization=qe.QuantizationSearchParams
 
 
 class EdgeStore:
+    keeps_payloads = False  # the chunk table beside the shard keeps them (finrag.generation)
+
     def __init__(self, shard: qe.EdgeShard, path: Path) -> None:
         self._shard = shard
         self.path = path

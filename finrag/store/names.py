@@ -3,8 +3,10 @@
 Several data directories can keep their vectors on one server (two teams; the FinanceBench
 evaluation's own data dir, which inherits FINRAG_QDRANT_URL). Each data directory records a
 random id in `data-dir-id.json`, created by its first server build and kept across
-generations, and names every collection it creates `finrag-<id>-gen-NNNNNN`. A data directory
-deletes only collections of its own namespace (`owns`).
+generations, and names every collection it creates `finrag-<id>-gen-NNNNNN` (and its facts
+`finrag-<id>-gen-NNNNNN-facts`). The alias `finrag-<id>` names the published one: readers that
+have only the server open the index by that name (finrag.remote). A data directory deletes only
+collections of its own namespace (`owns`).
 
 The file also records where the data directory was when the id was made. A data directory found
 elsewhere (copied, or moved) takes a new id at its next build: a copy and its original then
@@ -26,6 +28,12 @@ PREFIX = "finrag-"
 
 def collection_name(data_dir_id: str, generation: str) -> str:
     return f"{PREFIX}{data_dir_id}-{generation}"
+
+
+def index_alias(data_dir_id: str) -> str:
+    """The name readers give to reach this data directory's published index on the server
+    (FINRAG_QDRANT_INDEX): an alias switched to each new generation's collection."""
+    return f"{PREFIX}{data_dir_id}"
 
 
 def owns(data_dir_id: str | None, collection: str) -> bool:

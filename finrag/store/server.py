@@ -29,6 +29,10 @@ from finrag.store.base import (
 )
 
 BATCH = 512
+FACTS_SUFFIX = "-facts"  # the collection beside a generation's points that holds its facts
+# The facts collection's payload indexes: the lookups an answer makes (finrag.remote.facts)
+FACT_INDEXES = {"ticker": "keyword", "fiscal_year": "integer", "period_fiscal_year": "integer",
+                "filing_key": "keyword"}
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,16 @@ class Layout:
 
 
 class ServerStore:
+    """A generation on the server: its chunks' points (both legs, and each chunk's whole payload,
+    so a reader needs nothing but the URL), a vectorless collection beside it for the statement
+    facts, and the manifest in the points collection's metadata."""
+
+    keeps_payloads = True  # finrag.generation stores each chunk whole in its point
+
     def __init__(self, client: QdrantClient, collection: str) -> None:
         self.client = client
         self.collection = collection
+        self.facts_collection = collection + FACTS_SUFFIX
 
     @classmethod
     def create(cls, client: QdrantClient, collection: str, dim: int,
@@ -87,7 +98,8 @@ class ServerStore:
         layout = layout or Layout.from_env()
         _reachable(client)
         store = cls(client, collection)
-        if store._call("checking", client.collection_exists, collection):
+        if any(store._call("checking", client.collection_exists, name)
+               for name in (collection, store.facts_collection)):
             raise StoreError(
                 f"Qdrant collection {collection!r} already exists and this build did not create "
                 "it; finrag never overwrites a collection: give this data directory a new id "
@@ -103,6 +115,13 @@ class ServerStore:
         for field, schema in PAYLOAD_INDEXES.items():
             store._call("indexing", client.create_payload_index, collection, field,
                         field_schema=schema)
+        store._call("creating", client.create_collection, store.facts_collection,
+                    vectors_config={}, shard_number=layout.shard_number,
+                    replication_factor=layout.replication_factor,
+                    write_consistency_factor=layout.write_consistency_factor)
+        for field, schema in FACT_INDEXES.items():
+            store._call("indexing", client.create_payload_index, store.facts_collection, field,
+                        field_schema=schema)
         return store
 
     @classmethod
@@ -114,11 +133,10 @@ class ServerStore:
 
     @classmethod
     def drop_if_exists(cls, client: QdrantClient, collection: str) -> None:
-        """Delete the collection if the server has it; StoreError when the server cannot be
-        asked. The caller checks the collection is its own (finrag.store.names.owns)."""
-        store = cls(client, collection)
-        if store._call("checking", client.collection_exists, collection):
-            store.drop()
+        """Delete the collection and its facts collection, those the server has; StoreError
+        when the server cannot be asked. The caller checks the collection is its own
+        (finrag.store.names.owns)."""
+        cls(client, collection).drop()
 
     def upsert(self, points: list[StorePoint]) -> None:
         for start in range(0, len(points), BATCH):
@@ -130,6 +148,21 @@ class ServerStore:
                     payload={**p.payload, "chunk_id": p.chunk_id})
                 for p in points[start:start + BATCH]]
             self._call("writing", self.client.upsert, self.collection, points=batch, wait=True)
+
+    def write_facts(self, facts: list[dict]) -> None:
+        """The generation's statement facts, each a vectorless point: its filter fields, its
+        place in document order (`row`, also its id) and the whole record (`fact`)."""
+        for start in range(0, len(facts), BATCH):
+            batch = [models.PointStruct(id=f["row"], vector={}, payload=f)
+                     for f in facts[start:start + BATCH]]
+            self._call("writing facts", self.client.upsert, self.facts_collection, points=batch,
+                       wait=True)
+
+    def describe(self, manifest: dict) -> None:
+        """Keep the generation's manifest with its points (collection metadata), where a
+        reader that has only the URL finds it."""
+        self._call("describing", self.client.update_collection, self.collection,
+                   metadata={"finrag": manifest})
 
     def delete_filings(self, filing_keys: list[str]) -> None:
         if filing_keys:
@@ -168,7 +201,9 @@ class ServerStore:
         pass  # the client is shared; whoever made it closes it
 
     def drop(self) -> None:
-        self._call("deleting", self.client.delete_collection, self.collection)
+        for name in (self.collection, self.facts_collection):
+            if self._call("checking", self.client.collection_exists, name):
+                self._call("deleting", self.client.delete_collection, name)
 
     def _call(self, doing: str, method, *args, **kwargs):
         """`method(*args, **kwargs)`; whatever the client raises becomes one StoreError line."""
@@ -195,3 +230,24 @@ def _reachable(client: QdrantClient) -> None:
     except Exception as exc:
         raise ValueError(f"cannot reach Qdrant at {getattr(client, 'init_options', {}).get('url')}"
                          f": {type(exc).__name__}; check FINRAG_QDRANT_URL") from None
+
+
+def point_alias(client: QdrantClient, alias: str, collection: str) -> None:
+    """Make `alias` name `collection`, in one request (Qdrant applies the alias changes of one
+    request atomically: a reader resolving it sees the old collection or the new one)."""
+    store = ServerStore(client, collection)
+    changes = []
+    if store._call("reading aliases", aliased, client, alias) is not None:
+        changes.append(models.DeleteAliasOperation(
+            delete_alias=models.DeleteAlias(alias_name=alias)))
+    changes.append(models.CreateAliasOperation(
+        create_alias=models.CreateAlias(collection_name=collection, alias_name=alias)))
+    store._call("publishing", client.update_collection_aliases, change_aliases_operations=changes)
+
+
+def aliased(client: QdrantClient, alias: str) -> str | None:
+    """The collection `alias` names, None when there is no such alias."""
+    for description in client.get_aliases().aliases:
+        if description.alias_name == alias:
+            return description.collection_name
+    return None

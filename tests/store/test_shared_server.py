@@ -25,6 +25,7 @@ from finrag.ingest.build import build
 from finrag.ingest.cli import main as ingest_main
 from finrag.models import Filters
 from finrag.search import HybridSearcher
+from finrag.store.server import FACTS_SUFFIX
 
 # Two real 10-Ks of different companies: team A indexes one, team B the other.
 MEDICIS = "ingest/other/0000950153-99-001234/primary-document.html.gz"
@@ -70,11 +71,13 @@ def _collections(server: QdrantClient) -> set[str]:
     return {c.name for c in server.get_collections().collections}
 
 
-def _own_collections(settings: Settings) -> set[str]:
-    """The collections the manifests of a data dir's generations name."""
+def _own_collections(settings: Settings, *, facts: bool = True) -> set[str]:
+    """The collections the manifests of a data dir's generations name (their points), and with
+    `facts` the facts collection beside each."""
     root = settings.data_dir / "generations"
-    return {json.loads((g / "manifest.json").read_text())["backend"]["collection"]
-            for g in root.glob("gen-*")}
+    points = {json.loads((g / "manifest.json").read_text())["backend"]["collection"]
+              for g in root.glob("gen-*")}
+    return points | {p + FACTS_SUFFIX for p in points} if facts else points
 
 
 def test_two_data_dirs_on_one_server_keep_their_own_vectors(server, tmp_path):
@@ -100,7 +103,7 @@ def test_garbage_collection_drops_only_this_data_dirs_collections(server, tmp_pa
     assert current_generation(a.data_dir) == "gen-000004"
     assert b_collections <= _collections(server)
     assert _collections(server) == b_collections | _own_collections(a)
-    assert len(_own_collections(a)) == 2
+    assert len(_own_collections(a)) == 2 * 2  # two generations, each points and facts
     result = _search(b, "Macintosh computers net sales")
     assert result.dense and {h.chunk.ticker for h in result.dense} == {"AAPL"}
 
@@ -109,7 +112,8 @@ def test_a_build_never_overwrites_a_collection_it_did_not_create(server, tmp_pat
     """A collection of the name this data dir would create already exists (a copy of the data
     dir built too, say): the build refuses in one line and leaves that collection as it was."""
     a = _build(tmp_path, "a")
-    taken = _own_collections(a).pop().replace("gen-000001", "gen-000002")
+    taken = min(_own_collections(a)).replace("gen-000001", "gen-000002")  # the points'
+
     server.create_collection(taken, vectors_config=models.VectorParams(
         size=384, distance=models.Distance.COSINE))
     server.upsert(taken, points=[models.PointStruct(id=1, vector=np.ones(384).tolist(),
@@ -145,7 +149,7 @@ def test_a_collection_overwritten_by_another_writer_is_a_one_line_cli_error(
     other points: search and canary say so in one line, exit 1 (it was a KeyError traceback)."""
     monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
     a = _build(tmp_path, "a")
-    (collection,) = _own_collections(a)
+    (collection,) = _own_collections(a, facts=False)
     server.delete_collection(collection)
     server.create_collection(collection, vectors_config=models.VectorParams(
         size=384, distance=models.Distance.COSINE))
@@ -168,7 +172,7 @@ def test_a_collection_deleted_on_the_server_is_a_one_line_cli_error(
         server, tmp_path, monkeypatch, capsys, fake_model):
     monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
     a = _build(tmp_path, "a")
-    (collection,) = _own_collections(a)
+    (collection,) = _own_collections(a, facts=False)
     searcher = HybridSearcher(a, FakeEmbedder())
     assert searcher.search("net sales").dense  # opened while the collection was there
     server.delete_collection(collection)
@@ -185,7 +189,8 @@ def test_a_refused_build_from_the_cli_is_one_line(server, tmp_path, monkeypatch,
                                                   fake_model):
     monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
     a = _build(tmp_path, "a")
-    taken = _own_collections(a).pop().replace("gen-000001", "gen-000002")
+    taken = min(_own_collections(a)).replace("gen-000001", "gen-000002")  # the points'
+
     server.create_collection(taken, vectors_config=models.VectorParams(
         size=384, distance=models.Distance.COSINE))
     src = _unpack(tmp_path, MEDICIS)
@@ -202,7 +207,7 @@ def test_the_data_dir_id_is_kept_across_generations_and_copies_get_their_own(ser
     a = _build(tmp_path, "a")
     _build(tmp_path, "a", rebuild=True)
     prefixes = {name.rsplit("-gen-", 1)[0] for name in _own_collections(a)}
-    assert len(prefixes) == 1 and len(_own_collections(a)) == 2
+    assert len(prefixes) == 1 and len(_own_collections(a, facts=False)) == 2
     original = set(_own_collections(a))
     copy = Settings(data_dir=tmp_path / "copy", qdrant_url=":memory:")
     shutil.copytree(a.data_dir, copy.data_dir)
@@ -233,13 +238,13 @@ def test_a_build_that_died_after_creating_its_collection_does_not_block_the_next
     with pytest.raises(Died):
         _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000001"
-    assert len(_collections(server)) == 2  # the dead build's collection is on the server
+    assert len(_collections(server)) == 2 * 2  # the dead build's collections are on the server
     monkeypatch.undo()
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000002"
     assert _collections(server) == _own_collections(a)
-    assert len(_collections(server)) == 2 and _search(a, "net sales").dense
+    assert len(_collections(server)) == 2 * 2 and _search(a, "net sales").dense
 
 
 def test_a_collection_the_server_could_not_drop_is_dropped_by_a_later_build(
@@ -261,7 +266,7 @@ def test_a_collection_the_server_could_not_drop_is_dropped_by_a_later_build(
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     _build(tmp_path, "a", rebuild=True)
     assert current_generation(a.data_dir) == "gen-000004"
-    assert _collections(server) == _own_collections(a) and len(_collections(server)) == 2
+    assert _collections(server) == _own_collections(a) and len(_collections(server)) == 2 * 2
 
 
 @pytest.mark.slow  # the app loads the real query model
@@ -271,7 +276,7 @@ def test_the_app_says_in_one_line_that_the_server_lost_the_collection(server, tm
     from streamlit.testing.v1 import AppTest
 
     a = _build(tmp_path, "a")
-    (collection,) = _own_collections(a)
+    (collection,) = _own_collections(a, facts=False)
     server.delete_collection(collection)
     monkeypatch.setenv("FINRAG_DATA_DIR", str(a.data_dir))
     monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")

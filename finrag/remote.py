@@ -1,0 +1,136 @@
+"""A published index read from a Qdrant server alone: what an app replica opens when it has the
+server's URL and the index's name (FINRAG_QDRANT_URL, FINRAG_QDRANT_INDEX) and no data directory.
+
+A server build keeps everything a reader needs with its points (finrag.generation): each chunk's
+whole payload in its point, the statement facts in a vectorless collection beside it, and the
+manifest with the coverage facets in the points collection's metadata. The index's name is a
+collection alias (`finrag-<data dir id>`, finrag.store.names), switched to each new generation
+when it is published, in one request. `RemoteIndex` answers the reading calls `Index` answers
+(lookup, chunks, facts, facets, is_stale), so search and ask run on either unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from qdrant_client import models
+
+from finrag.config import Settings
+from finrag.facts import Fact
+from finrag.index import IndexUnavailable, check_manifest
+from finrag.models import Chunk
+from finrag.store.base import StoreError, point_id
+from finrag.store.clients import client_for
+from finrag.store.server import ServerStore, aliased
+
+PAGE = 1024  # points per request when reading facts
+
+
+class RemoteIndex:
+    """The generation a server alias names, opened read-only."""
+
+    def __init__(self, settings: Settings, alias: str, store: ServerStore,
+                 manifest: dict) -> None:
+        self.settings = settings
+        self.alias = alias
+        self.vectors = store
+        self.manifest = manifest
+        self.name = manifest["generation"]
+        self.identity = f"{settings.qdrant_url}#{store.collection}"
+
+    @classmethod
+    def open(cls, settings: Settings) -> RemoteIndex:
+        """The generation `settings.qdrant_index` names on the server at `settings.qdrant_url`;
+        IndexUnavailable (one line, what to do) when there is none or this finrag cannot read
+        it; ValueError when the server cannot be reached."""
+        alias = settings.qdrant_index
+        if not settings.qdrant_url:
+            raise IndexUnavailable(f"FINRAG_QDRANT_INDEX={alias} names an index on a Qdrant "
+                                   "server: set FINRAG_QDRANT_URL to that server's address")
+        client = client_for(settings)
+        probe = ServerStore(client, alias)
+        collection = probe._call("reading aliases", aliased, client, alias)
+        if collection is None:
+            raise IndexUnavailable(
+                f"no index named {alias!r} on the Qdrant server at {settings.qdrant_url}: "
+                "`python -m ingest build` with FINRAG_QDRANT_URL set prints the name of the "
+                "index it publishes (`finrag-...`); set FINRAG_QDRANT_INDEX to it")
+        store = ServerStore.open(client, collection)
+        info = store._call("reading the manifest", client.get_collection, collection)
+        manifest = (info.config.metadata or {}).get("finrag")
+        where = f"index {alias!r} on {settings.qdrant_url}"
+        if not manifest:
+            raise IndexUnavailable(f"{where} names collection {collection!r}, which has no "
+                                   "finrag manifest: rebuild it with `python -m ingest build "
+                                   "--rebuild ...`")
+        return cls(settings, alias, store, check_manifest(manifest, where))
+
+    def is_stale(self) -> bool:
+        """The alias names another generation now (one request to the server per call)."""
+        client = self.vectors.client
+        return self.vectors._call("reading aliases", aliased, client,
+                                  self.alias) not in (None, self.vectors.collection)
+
+    def __len__(self) -> int:
+        return int(self.manifest["chunks"])
+
+    def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
+        """The chunks of these ids (unknown ids are left out)."""
+        return {cid: Chunk.model_validate_json(p["chunk"])
+                for cid, p in self._payloads(chunk_ids, ["chunk_id", "chunk"]).items()}
+
+    def lookup(self, chunk_ids: list[str]) -> dict[str, tuple[str, str]]:
+        """chunk id -> (text signature, page key), as `Index.lookup` gives them."""
+        return {cid: (p["signature"],
+                      cid if p.get("page") is None else f"{p['filing_key']}\x1f{p['page']}")
+                for cid, p in self._payloads(
+                    chunk_ids, ["chunk_id", "signature", "filing_key", "page"]).items()}
+
+    def facts(self, tickers: Iterable[str] = (), fiscal_years: Iterable[int] = (),
+              period_fiscal_years: Iterable[int] = (), statements: Iterable[str] = (),
+              concepts: Iterable[str] = ()) -> list[Fact]:
+        """The statement facts `Index.facts` gives for the same arguments, in document order."""
+        must = [models.FieldCondition(key=field, match=models.MatchAny(any=values))
+                for field, values in (("ticker", [t.strip().upper() for t in tickers]),
+                                      ("fiscal_year", [int(y) for y in fiscal_years]),
+                                      ("period_fiscal_year", [int(y) for y in period_fiscal_years]),
+                                      ("statement", list(statements)),
+                                      ("concept", list(concepts)))
+                if values]
+        wanted = models.Filter(must=must) if must else None
+        client, collection = self.vectors.client, self.vectors.facts_collection
+        records, offset = [], None
+        while True:
+            page, offset = self.vectors._call(
+                "reading facts", client.scroll, collection, scroll_filter=wanted, limit=PAGE,
+                offset=offset, with_payload=["row", "fact"], with_vectors=False)
+            records += page
+            if offset is None:
+                break
+        records.sort(key=lambda r: r.payload["row"])
+        return [Fact.model_validate_json(r.payload["fact"]) for r in records]
+
+    def facets(self) -> dict:
+        """What is indexed (`Index.facets`), as the build recorded it in the manifest."""
+        return self.manifest["facets"]
+
+    def close(self) -> None:
+        self.vectors.close()
+
+    def _payloads(self, chunk_ids: list[str], fields: list[str]) -> dict[str, dict]:
+        ids = list(dict.fromkeys(chunk_ids))
+        out: dict[str, dict] = {}
+        for start in range(0, len(ids), PAGE):
+            records = self.vectors._call(
+                "reading chunks", self.vectors.client.retrieve, self.vectors.collection,
+                ids=[point_id(c) for c in ids[start:start + PAGE]], with_payload=fields,
+                with_vectors=False)
+            for record in records:
+                payload = record.payload or {}
+                if "chunk_id" not in payload or fields[-1] not in payload:
+                    raise StoreError(
+                        f"Qdrant collection {self.vectors.collection!r} holds chunks without "
+                        "their payloads (built by a finrag before 2026-12-05): rebuild it with "
+                        "`python -m ingest build --rebuild ...`")
+                out[payload["chunk_id"]] = payload
+        return out

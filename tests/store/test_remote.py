@@ -1,0 +1,227 @@
+"""A reader that has only the Qdrant server's URL and the index's name (FINRAG_QDRANT_URL,
+FINRAG_QDRANT_INDEX), no data directory: it answers exactly as a reader of the data directory
+the build wrote, follows each published generation, and says in one line what is wrong. The
+server is qdrant-client's in-process `:memory:` mode (the API a server speaks)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import FakeEmbedder, word_count
+from qdrant_client import QdrantClient
+
+import finrag.ingest.build
+import finrag.store.clients
+from finrag.ask import ask, ask_json
+from finrag.config import Settings
+from finrag.index import Index, IndexUnavailable, current_generation, open_index
+from finrag.ingest.build import build, remove
+from finrag.ingest.sample import unpack_sample
+from finrag.models import Filters
+from finrag.remote import RemoteIndex
+from finrag.search import HybridSearcher
+from finrag.store.names import data_dir_id, index_alias
+from finrag.store.server import aliased
+
+FILINGS = ("AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231")
+QUERIES = ["research and development expense", "total net sales", "supply chain risk",
+           "cash and cash equivalents", "Item 7 liquidity and capital resources"]
+FILTERS = [Filters(), Filters(tickers=["TSLA"]), Filters(tickers=["AAPL"], fiscal_years=[2024]),
+           Filters(chunk_types=["table"]), Filters(tickers=["AAPL"], chunk_types=["narrative"]),
+           Filters(fiscal_years=[2019])]
+QUESTIONS = [("What was Tesla's research and development expense in fiscal 2024?", Filters()),
+             ("Apple total net sales 2024", Filters(tickers=["AAPL"])),
+             ("Apple gross margin 2024", Filters())]
+
+
+class Died(Exception):
+    pass
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Two sample filings built on an in-process 'server'; (server, writer's settings, the
+    settings of a reader that has only the URL and the index's name)."""
+    server = QdrantClient(location=":memory:")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+        root = tmp_path_factory.mktemp("remote")
+        writer = Settings(data_dir=root / "data", qdrant_url=":memory:")
+        sample = unpack_sample(root / "sample") / "sec-edgar-filings"
+        report = build([sample / f for f in FILINGS], writer, FakeEmbedder(), word_count)
+        assert report.totals()["failed"] == 0
+        reader = Settings(data_dir=root / "no-data-dir-here", qdrant_url=":memory:",
+                          qdrant_index=index_alias(data_dir_id(writer.data_dir)))
+        yield server, writer, reader, sample
+
+
+def _answers(settings: Settings) -> dict:
+    searcher = HybridSearcher(settings, FakeEmbedder())
+    try:
+        out = {}
+        for query in QUERIES:
+            for filters in FILTERS:
+                result = searcher.search(query, filters, 10)
+                out[query, filters.model_dump_json()] = [
+                    [(h.chunk_id, h.dense_rank, h.bm25_rank, h.chunk.model_dump_json())
+                     for h in result.fused], [h.chunk_id for h in result.dense],
+                    [h.chunk_id for h in result.bm25]]
+        for question, filters in QUESTIONS:
+            asked = ask(searcher, question, filters)
+            out[question] = json.dumps(ask_json(asked, []), sort_keys=True, default=str)
+        out["facets"] = searcher.index.facets()
+        return out
+    finally:
+        searcher.close()
+
+
+def test_a_reader_with_only_the_url_answers_as_the_data_dir_does(built):
+    server, writer, reader, _ = built
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+        local, remote = _answers(writer), _answers(reader)
+    assert remote == local
+    lists = [v for k, v in local.items() if isinstance(k, tuple)]
+    assert sum(bool(fused) for fused, _, _ in lists) == len(QUERIES) * (len(FILTERS) - 1)
+    answered = [json.loads(local[q])["answer"] for q, _ in QUESTIONS]
+    assert sum(a is not None for a in answered) >= 2  # figures read from the server's facts
+    assert not reader.data_dir.exists()  # nothing local was read or made
+
+
+def test_the_facts_a_reader_asks_for_come_back_in_document_order(built):
+    server, writer, reader, _ = built
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+        local, remote = Index.open(writer), RemoteIndex.open(reader)
+        try:
+            assert len(remote) == len(local)
+            for args in ({"tickers": ["TSLA"]}, {"tickers": ["aapl"], "fiscal_years": [2024]},
+                         {"tickers": ["AAPL"], "period_fiscal_years": [2023]},
+                         {"tickers": ["AAPL"], "statements": ["income"]}, {}):
+                assert remote.facts(**args) == local.facts(**args), args
+            assert len(remote.facts(tickers=["TSLA"])) > 500
+        finally:
+            local.close()
+            remote.close()
+
+
+def test_a_data_dir_given_explicitly_is_read_not_the_server_index(monkeypatch, tmp_path):
+    monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
+    monkeypatch.setenv("FINRAG_QDRANT_INDEX", "finrag-abc")
+    assert Settings.from_env().qdrant_index == "finrag-abc"
+    assert Settings.from_env(tmp_path).qdrant_index is None  # a CLI's --data-dir
+
+
+def test_an_unknown_index_name_is_one_line_that_says_what_to_set(built):
+    server, _, reader, _ = built
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+        wrong = Settings(data_dir=reader.data_dir, qdrant_url=":memory:",
+                         qdrant_index="finrag-nosuchindex")
+        with pytest.raises(IndexUnavailable) as caught:
+            open_index(wrong)
+    message = str(caught.value)
+    assert "'finrag-nosuchindex'" in message and "FINRAG_QDRANT_INDEX" in message
+    assert "\n" not in message
+    without_url = Settings(data_dir=reader.data_dir, qdrant_url=None, qdrant_index="finrag-x")
+    with pytest.raises(IndexUnavailable, match="set FINRAG_QDRANT_URL"):
+        open_index(without_url)
+
+
+def test_the_reader_follows_each_published_generation(tmp_path, monkeypatch):
+    server = QdrantClient(location=":memory:")
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
+    build([sample / f for f in FILINGS], writer, FakeEmbedder(), word_count)
+    reader = Settings(data_dir=tmp_path / "none", qdrant_url=":memory:",
+                      qdrant_index=index_alias(data_dir_id(writer.data_dir)))
+    searcher = HybridSearcher(reader, FakeEmbedder())
+    try:
+        before = searcher.search("research and development", Filters(), 10)
+        assert {h.chunk.ticker for h in before.fused} == {"AAPL", "TSLA"}
+        assert before.generation == "gen-000001"
+        removed = remove([sample / FILINGS[1]], writer)
+        assert removed.published and not removed.errors
+        after = searcher.search("research and development", Filters(), 10)
+        assert after.generation == current_generation(writer.data_dir) == "gen-000002"
+        assert {h.chunk.ticker for h in after.fused} == {"AAPL"}
+        assert searcher.index.facets()["companies"].keys() == {"AAPL"}
+    finally:
+        searcher.close()
+
+
+def test_a_build_killed_before_the_alias_moved_serves_the_old_index_until_the_next_run(
+        tmp_path, monkeypatch):
+    """Killed after CURRENT names the new generation and before the alias does: URL readers
+    keep the old generation, whole; the next run, even one that changes nothing, moves it."""
+    server = QdrantClient(location=":memory:")
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
+    paths = [sample / f for f in FILINGS]
+    build(paths[:1], writer, FakeEmbedder(), word_count)
+    alias = index_alias(data_dir_id(writer.data_dir))
+    first = aliased(server, alias)
+
+    def crash(at: str) -> None:
+        if at == "published":
+            raise Died(at)
+
+    monkeypatch.setattr(finrag.ingest.build, "crash_point", crash)
+    with pytest.raises(Died):
+        build(paths, writer, FakeEmbedder(), word_count)
+    monkeypatch.undo()
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    assert current_generation(writer.data_dir) == "gen-000002"
+    assert aliased(server, alias) == first
+    reader = Settings(data_dir=tmp_path / "none", qdrant_url=":memory:", qdrant_index=alias)
+    index = open_index(reader)
+    try:
+        assert index.name == "gen-000001" and index.facets()["companies"].keys() == {"AAPL"}
+    finally:
+        index.close()
+    report = build(paths, writer, FakeEmbedder(), word_count)  # nothing to write
+    assert report.generation == "gen-000002"
+    assert aliased(server, alias) != first
+    index = open_index(reader)
+    try:
+        assert index.name == "gen-000002"
+        assert index.facets()["companies"].keys() == {"AAPL", "TSLA"}
+    finally:
+        index.close()
+
+
+def test_the_clis_name_the_server_index_and_answer_from_it_alone(tmp_path, monkeypatch, capsys):
+    """`ingest build` prints the name to give readers; `finrag search` and `finrag ask` with
+    that name and the URL answer with no data directory."""
+    import finrag.embed
+    from finrag.cli import main as finrag_main
+    from finrag.ingest.cli import main as ingest_main
+
+    class Model(FakeEmbedder):
+        def count_tokens(self, texts):
+            return word_count(texts)
+
+    monkeypatch.setattr(finrag.embed, "Embedder", Model)
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", QdrantClient(location=":memory:"))
+    monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
+    monkeypatch.delenv("FINRAG_QDRANT_INDEX", raising=False)
+    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
+    assert ingest_main(["build", str(sample / FILINGS[1]), "--data-dir",
+                        str(tmp_path / "data")]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if "FINRAG_QDRANT_INDEX=" in x]
+    alias = line.rsplit("FINRAG_QDRANT_INDEX=", 1)[1].strip()
+    assert alias == index_alias(data_dir_id(tmp_path / "data"))
+    monkeypatch.setenv("FINRAG_QDRANT_INDEX", alias)
+    monkeypatch.setenv("FINRAG_DATA_DIR", str(tmp_path / "elsewhere"))
+    assert finrag_main(["search", "research and development expense", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits["fused"] and {h["ticker"] for h in hits["fused"]} == {"TSLA"}
+    assert finrag_main(["ask", "Tesla research and development expense fiscal 2024",
+                        "--json"]) == 0
+    answered = json.loads(capsys.readouterr().out)
+    assert answered["answer"] and answered["answer"]["citations"]
+    assert not (tmp_path / "elsewhere").exists()
