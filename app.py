@@ -103,8 +103,11 @@ try:
     facets = searcher.index.facets()
 except IndexUnavailable as exc:
     st.title("finrag")
-    st.info(f"No index yet. {exc}")
-    st.code(".venv/bin/python -m ingest build --sample", language="bash")
+    if searcher.settings.qdrant_index:  # an index named on a server: the message says what to do
+        st.error(str(exc))
+    else:
+        st.info(f"No index yet. {exc}")
+        st.code(".venv/bin/python -m ingest build --sample", language="bash")
     st.stop()
 except (StoreError, ValueError) as exc:
     # a vector store that cannot be opened (a Qdrant server without the collection, say)

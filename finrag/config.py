@@ -27,9 +27,9 @@ class Settings:
         default_factory=lambda: os.environ.get("FINRAG_QDRANT_API_KEY") or None
     )
     # The name of a published index on the server at qdrant_url (`finrag-<id>`, printed by
-    # `ingest build`): readers then read everything from the server and nothing local.
-    qdrant_index: str | None = field(
-        default_factory=lambda: os.environ.get("FINRAG_QDRANT_INDEX") or None)
+    # `ingest build`): readers then read everything from the server and nothing local. Read
+    # from FINRAG_QDRANT_INDEX by `from_env` only, so settings made for a data dir ignore it.
+    qdrant_index: str | None = None
 
     @classmethod
     def from_env(cls, data_dir: str | Path | None = None) -> Settings:
@@ -37,6 +37,7 @@ class Settings:
         names a local index, so FINRAG_QDRANT_INDEX does not apply to it."""
         s = cls()
         if data_dir is not None:
-            s = cls(data_dir=Path(data_dir), qdrant_url=s.qdrant_url,
-                    qdrant_api_key=s.qdrant_api_key, qdrant_index=None)
-        return s
+            return cls(data_dir=Path(data_dir), qdrant_url=s.qdrant_url,
+                       qdrant_api_key=s.qdrant_api_key)
+        return cls(data_dir=s.data_dir, qdrant_url=s.qdrant_url, qdrant_api_key=s.qdrant_api_key,
+                   qdrant_index=os.environ.get("FINRAG_QDRANT_INDEX") or None)

@@ -216,7 +216,10 @@ def _create_store(settings, directory, name, dim):
         owner = data_dir_id(settings.data_dir, create=True)
         collection = collection_name(owner, name)
         store = ServerStore.create(client_for(settings), collection, dim)
-        kind = {"kind": "server", "collection": collection, "data_dir_id": owner}
+        # payloads: the points carry the chunks and facts and manifest are on the server too
+        # (finrag.remote); a server generation written before 2026-12-05 lacks the flag
+        kind = {"kind": "server", "collection": collection, "data_dir_id": owner,
+                "payloads": True}
     else:
         from finrag.store.edge import EdgeStore
 

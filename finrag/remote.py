@@ -21,7 +21,7 @@ from finrag.index import IndexUnavailable, check_manifest
 from finrag.models import Chunk
 from finrag.store.base import StoreError, point_id
 from finrag.store.clients import client_for
-from finrag.store.server import ServerStore, aliased
+from finrag.store.server import ServerStore, _reachable, aliased
 
 PAGE = 1024  # points per request when reading facts
 
@@ -42,12 +42,13 @@ class RemoteIndex:
     def open(cls, settings: Settings) -> RemoteIndex:
         """The generation `settings.qdrant_index` names on the server at `settings.qdrant_url`;
         IndexUnavailable (one line, what to do) when there is none or this finrag cannot read
-        it; ValueError when the server cannot be reached."""
+        it; ValueError (naming the URL) when the server cannot be reached."""
         alias = settings.qdrant_index
         if not settings.qdrant_url:
             raise IndexUnavailable(f"FINRAG_QDRANT_INDEX={alias} names an index on a Qdrant "
                                    "server: set FINRAG_QDRANT_URL to that server's address")
         client = client_for(settings)
+        _reachable(client)  # ValueError naming the URL: the server, not the index, is missing
         probe = ServerStore(client, alias)
         collection = probe._call("reading aliases", aliased, client, alias)
         if collection is None:
@@ -66,10 +67,14 @@ class RemoteIndex:
         return cls(settings, alias, store, check_manifest(manifest, where))
 
     def is_stale(self) -> bool:
-        """The alias names another generation now (one request to the server per call)."""
-        client = self.vectors.client
-        return self.vectors._call("reading aliases", aliased, client,
-                                  self.alias) not in (None, self.vectors.collection)
+        """The alias names another generation now (one request to the server per call). A
+        server that does not answer this keeps the open generation served: the search itself
+        then says what failed, in one line."""
+        try:
+            now = aliased(self.vectors.client, self.alias)
+        except Exception:  # noqa: BLE001 - any client failure: not a reason to switch
+            return False
+        return now not in (None, self.vectors.collection)
 
     def __len__(self) -> int:
         return int(self.manifest["chunks"])
@@ -77,14 +82,15 @@ class RemoteIndex:
     def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
         """The chunks of these ids (unknown ids are left out)."""
         return {cid: Chunk.model_validate_json(p["chunk"])
-                for cid, p in self._payloads(chunk_ids, ["chunk_id", "chunk"]).items()}
+                for cid, p in self._payloads(chunk_ids, ["chunk_id", "chunk"], "chunk").items()}
 
     def lookup(self, chunk_ids: list[str]) -> dict[str, tuple[str, str]]:
         """chunk id -> (text signature, page key), as `Index.lookup` gives them."""
         return {cid: (p["signature"],
                       cid if p.get("page") is None else f"{p['filing_key']}\x1f{p['page']}")
                 for cid, p in self._payloads(
-                    chunk_ids, ["chunk_id", "signature", "filing_key", "page"]).items()}
+                    chunk_ids, ["chunk_id", "signature", "filing_key", "page"],
+                    "signature").items()}
 
     def facts(self, tickers: Iterable[str] = (), fiscal_years: Iterable[int] = (),
               period_fiscal_years: Iterable[int] = (), statements: Iterable[str] = (),
@@ -117,7 +123,10 @@ class RemoteIndex:
     def close(self) -> None:
         self.vectors.close()
 
-    def _payloads(self, chunk_ids: list[str], fields: list[str]) -> dict[str, dict]:
+    def _payloads(self, chunk_ids: list[str], fields: list[str],
+                  required: str) -> dict[str, dict]:
+        """chunk id -> the asked payload fields of its point; `required` is one every point of
+        a generation written for readers by name has (a field may be null, so not `page`)."""
         ids = list(dict.fromkeys(chunk_ids))
         out: dict[str, dict] = {}
         for start in range(0, len(ids), PAGE):
@@ -127,7 +136,7 @@ class RemoteIndex:
                 with_vectors=False)
             for record in records:
                 payload = record.payload or {}
-                if "chunk_id" not in payload or fields[-1] not in payload:
+                if "chunk_id" not in payload or required not in payload:
                     raise StoreError(
                         f"Qdrant collection {self.vectors.collection!r} holds chunks without "
                         "their payloads (built by a finrag before 2026-12-05): rebuild it with "

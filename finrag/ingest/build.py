@@ -477,15 +477,23 @@ def _publish_alias(settings: Settings) -> None:
     if not settings.qdrant_url or name is None:
         return
     backend = read_manifest(settings.data_dir, name)["backend"]
-    if backend.get("kind") != "server":
-        return
+    if backend.get("kind") != "server" or not backend.get("payloads"):
+        return  # a server generation from before readers by name: nothing to point at
+    from finrag.store.base import StoreError
     from finrag.store.clients import client_for
-    from finrag.store.server import aliased, point_alias
+    from finrag.store.server import ServerStore, aliased, point_alias
 
     alias = index_alias(backend["data_dir_id"])
     client = client_for(settings)
-    if aliased(client, alias) != backend["collection"]:
-        point_alias(client, alias, backend["collection"])
+    try:
+        current = ServerStore(client, backend["collection"])._call(
+            "reading aliases", aliased, client, alias)
+        if current != backend["collection"]:
+            point_alias(client, alias, backend["collection"])
+    except StoreError as exc:
+        raise StoreError(f"{name} is published in {settings.data_dir}, but the server index "
+                         f"{alias} could not be pointed at it ({exc}); run the build again "
+                         "to finish") from None
     crash_point("aliased")
 
 

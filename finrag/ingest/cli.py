@@ -131,7 +131,8 @@ def server_index(settings: Settings) -> str | None:
     if name is None:
         return None
     backend = read_manifest(settings.data_dir, name)["backend"]
-    return index_alias(backend["data_dir_id"]) if backend.get("kind") == "server" else None
+    readable = backend.get("kind") == "server" and backend.get("payloads")
+    return index_alias(backend["data_dir_id"]) if readable else None
 
 
 def _print_server_index(settings: Settings) -> None:
@@ -163,7 +164,7 @@ def _remove(args) -> int:
     settings = Settings.from_env(args.data_dir)
     report = remove(args.paths, settings)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps({**report.to_json(), "server_index": server_index(settings)}, indent=2))
     else:
         for line in report.errors:
             print(f"error: {line}", file=sys.stderr)
@@ -255,7 +256,7 @@ def status_json(index) -> dict:
         "tokenizer": index.manifest["tokenizer"],
         "backend": index.manifest["backend"]["kind"],
         "server_index": (index_alias(index.manifest["backend"]["data_dir_id"])
-                         if index.manifest["backend"]["kind"] == "server" else None),
+                         if index.manifest["backend"].get("payloads") else None),
         **facets,
         # where each filing was read from: what `python -m ingest remove PATH` takes
         "sources": sorted(({"filing_key": key, "ticker": f["ticker"],

@@ -98,10 +98,11 @@ class ServerStore:
         layout = layout or Layout.from_env()
         _reachable(client)
         store = cls(client, collection)
-        if any(store._call("checking", client.collection_exists, name)
-               for name in (collection, store.facts_collection)):
+        taken = [name for name in (collection, store.facts_collection)
+                 if store._call("checking", client.collection_exists, name)]
+        if taken:
             raise StoreError(
-                f"Qdrant collection {collection!r} already exists and this build did not create "
+                f"Qdrant collection {taken[0]!r} already exists and this build did not create "
                 "it; finrag never overwrites a collection: give this data directory a new id "
                 "(delete its data-dir-id.json) and rebuild with `python -m ingest build --rebuild`")
         store._call("creating", client.create_collection, collection,

@@ -6,13 +6,16 @@ server is qdrant-client's in-process `:memory:` mode (the API a server speaks)."
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import FakeEmbedder, word_count
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 
 import finrag.ingest.build
+import finrag.remote
 import finrag.store.clients
+import finrag.store.server
 from finrag.ask import ask, ask_json
 from finrag.config import Settings
 from finrag.index import Index, IndexUnavailable, current_generation, open_index
@@ -111,6 +114,84 @@ def test_a_data_dir_given_explicitly_is_read_not_the_server_index(monkeypatch, t
     monkeypatch.setenv("FINRAG_QDRANT_INDEX", "finrag-abc")
     assert Settings.from_env().qdrant_index == "finrag-abc"
     assert Settings.from_env(tmp_path).qdrant_index is None  # a CLI's --data-dir
+    assert Settings(data_dir=tmp_path).qdrant_index is None  # the bench's, the evals' own dirs
+
+
+def test_an_unreachable_server_is_one_line_naming_its_address():
+    reader = Settings(data_dir=Path("/nonexistent"), qdrant_url="http://127.0.0.1:9",
+                      qdrant_index="finrag-abc")
+    with pytest.raises(ValueError, match="cannot reach Qdrant at http://127.0.0.1:9") as caught:
+        open_index(reader)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_server_that_fails_the_alias_check_keeps_the_open_generation_served(built,
+                                                                              monkeypatch):
+    server, _, reader, _ = built
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    searcher = HybridSearcher(reader, FakeEmbedder())
+    try:
+        assert searcher.search("net sales", Filters(), 5).fused
+
+        def down(client, alias):
+            raise ConnectionError("connection refused")
+
+        monkeypatch.setattr(finrag.remote, "aliased", down)
+        assert searcher.index.facets()["companies"].keys() == {"AAPL", "TSLA"}
+        assert searcher.search("net sales", Filters(), 5).fused
+    finally:
+        searcher.close()
+
+
+def test_a_failed_alias_move_is_one_line_and_the_next_run_finishes_it(tmp_path, monkeypatch):
+    from finrag.store.base import StoreError
+
+    server = QdrantClient(location=":memory:")
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
+    paths = [sample / f for f in FILINGS]
+    build(paths[:1], writer, FakeEmbedder(), word_count)
+    alias = index_alias(data_dir_id(writer.data_dir))
+    first = aliased(server, alias)
+
+    def refused(client, alias, collection):
+        raise StoreError("Qdrant collection 'x': publishing failed (timed out)")
+
+    monkeypatch.setattr(finrag.store.server, "point_alias", refused)
+    with pytest.raises(StoreError) as caught:
+        build(paths, writer, FakeEmbedder(), word_count)
+    message = str(caught.value)
+    assert "gen-000002 is published" in message and "run the build again" in message
+    assert "\n" not in message and aliased(server, alias) == first
+    monkeypatch.undo()
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    build(paths, writer, FakeEmbedder(), word_count)  # unchanged: only the alias moves
+    assert aliased(server, alias) not in (None, first)
+    assert open_index(Settings(data_dir=tmp_path / "none", qdrant_url=":memory:",
+                               qdrant_index=alias)).name == "gen-000002"
+
+
+def test_a_server_generation_without_payloads_gets_no_alias(tmp_path, monkeypatch):
+    """An index written before readers by name (points without payloads) is not offered to
+    them: no alias, no name printed."""
+    from finrag.ingest.cli import server_index
+
+    server = QdrantClient(location=":memory:")
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
+    build([sample / FILINGS[1]], writer, FakeEmbedder(), word_count)
+    alias = index_alias(data_dir_id(writer.data_dir))
+    assert server_index(writer) == alias
+    manifest = writer.data_dir / "generations" / "gen-000001" / "manifest.json"
+    old = json.loads(manifest.read_text())
+    del old["backend"]["payloads"]
+    manifest.write_text(json.dumps(old))
+    server.update_collection_aliases(change_aliases_operations=[models.DeleteAliasOperation(
+        delete_alias=models.DeleteAlias(alias_name=alias))])
+    build([sample / FILINGS[1]], writer, FakeEmbedder(), word_count)
+    assert aliased(server, alias) is None and server_index(writer) is None
 
 
 def test_an_unknown_index_name_is_one_line_that_says_what_to_set(built):
