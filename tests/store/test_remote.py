@@ -306,3 +306,33 @@ def test_the_clis_name_the_server_index_and_answer_from_it_alone(tmp_path, monke
     answered = json.loads(capsys.readouterr().out)
     assert answered["answer"] and answered["answer"]["citations"]
     assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.slow  # the app loads the real query model
+def test_the_app_runs_on_a_server_index_with_no_data_dir(built, monkeypatch):
+    """An app replica started with the URL and the index's name only: coverage, the three
+    columns and the answer panel (its figure read from the server's facts)."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    server, _, reader, _ = built
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
+    monkeypatch.setenv("FINRAG_QDRANT_INDEX", reader.qdrant_index)
+    monkeypatch.setenv("FINRAG_DATA_DIR", str(reader.data_dir))
+    st.cache_resource.clear()
+    try:
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"),
+                               default_timeout=120)
+        at.run()
+        assert not at.exception, at.exception
+        at.text_input(key="q").input("Tesla R&D expense 2024").run()
+        assert not at.exception and not at.error, (at.exception, at.error)
+        panel = at.get_by_key("answer-figure")
+        shown = " ".join(m.value for m in panel if getattr(m, "type", None) == "markdown")
+        assert "$4,540 million" in shown.replace("\\", "")
+        for key in ("col-dense", "col-bm25", "col-fused"):
+            assert any(getattr(m, "type", None) == "markdown" for m in at.get_by_key(key))
+        assert not reader.data_dir.exists()
+    finally:
+        st.cache_resource.clear()
