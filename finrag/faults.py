@@ -14,8 +14,8 @@ def crash_point(point: str) -> None:
     """Fault injection for the kill-point tests: with FINRAG_CRASH_AT=<point>:<n> set, the n-th
     time the write path reaches `point` the process SIGKILLs itself (no cleanup, no flush, as
     `kill -9` leaves it). Points: read, embed, copied (an update), chunks, vectors, flush,
-    manifest, renamed, publish, published, gc. Unset (always, outside those tests) it costs
-    one environment lookup."""
+    manifest, renamed, publish, published, aliased (a server index's alias moved), gc. Unset
+    (always, outside those tests) it costs one environment lookup."""
     spec = os.environ.get(CRASH_ENV)
     if not spec or spec.partition(":")[0] != point:
         return
