@@ -222,6 +222,8 @@ def _status(args) -> int:
     from finrag.index import Index
 
     settings = Settings.from_env(args.data_dir)
+    if settings.qdrant_index:
+        return _server_status(settings, args.json)
     index = Index.open(settings)
     try:
         data = status_json(index)
@@ -238,6 +240,31 @@ def _status(args) -> int:
         for source in data["sources"]:
             if (source["ticker"], source["fiscal_year"]) == (f["ticker"], f["fiscal_year"]):
                 print(f"         from {source['source']}")
+    return EXIT_OK
+
+
+def _server_status(settings: Settings, as_json: bool) -> int:
+    """What a server index by name holds, from its manifest: the generation its alias names,
+    its counts and coverage (what a replica serves; the sources are the writer's to list)."""
+    from finrag.remote import RemoteIndex
+
+    index = RemoteIndex.open(settings)
+    try:
+        m = index.manifest
+        data = {"server_index": index.alias, "generation": index.name,
+                "collection": index.vectors.collection, "chunks": m["chunks"],
+                "facts": m["facts"], "model": m["model"], "tokenizer": m["tokenizer"],
+                "backend": "server", **m["facets"]}
+    finally:
+        index.close()
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return EXIT_OK
+    print(f"index {data['server_index']} on {settings.qdrant_url}: {data['generation']} "
+          f"({data['collection']}), {data['chunks']} chunks, {data['facts']} facts")
+    for f in data["filings"]:
+        print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
+              f"  {f.get('table', 0):6} table   {data['companies'].get(f['ticker'], '')}")
     return EXIT_OK
 
 

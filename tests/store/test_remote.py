@@ -305,6 +305,14 @@ def test_the_clis_name_the_server_index_and_answer_from_it_alone(tmp_path, monke
                         "--json"]) == 0
     answered = json.loads(capsys.readouterr().out)
     assert answered["answer"] and answered["answer"]["citations"]
+    assert ingest_main(["status", "--json"]) == 0  # what the replica serves
+    served = json.loads(capsys.readouterr().out)
+    assert (served["server_index"], served["generation"]) == (alias, "gen-000001")
+    assert [(f["ticker"], f["fiscal_year"]) for f in served["filings"]] == [("TSLA", 2024)]
+    assert served["chunks"] == sum(f.get("narrative", 0) + f.get("table", 0)
+                                   for f in served["filings"]) > 500
+    assert ingest_main(["status"]) == 0
+    assert f"index {alias} on :memory:: gen-000001" in capsys.readouterr().out
     assert not (tmp_path / "elsewhere").exists()
 
 
