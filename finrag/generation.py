@@ -21,7 +21,7 @@ from finrag import config
 from finrag.config import EMBED_DIM, Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS, Index, facets_of
+from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS, Index, table_facets
 from finrag.lexical import K1, B, average_length, document_vector
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
@@ -64,7 +64,7 @@ def write_generation(
         "facts": len(facts or []),
     }
     if store.keeps_payloads:  # a reader with only the server's URL reads the manifest there
-        store.describe({**manifest, "facets": _facets(chunks)})
+        store.describe({**manifest, "facets": _facets(tmp / "chunks.sqlite")})
     store.close()
     return _finish(settings, tmp, name, manifest)
 
@@ -266,14 +266,13 @@ def _fact_payloads(facts: list[Fact]) -> list[dict]:
             for i, f in enumerate(facts)]
 
 
-def _facets(chunks: list[Chunk]) -> dict:
-    """The coverage facets of these chunks, as `Index.facets` reads them from the table."""
-    counts: dict[tuple, int] = {}
-    for c in chunks:
-        key = (c.ticker, c.fiscal_year, c.chunk_type, c.company)
-        counts[key] = counts.get(key, 0) + 1
-    return facets_of((t, company, y, kind, n)
-                     for (t, y, kind, company), n in sorted(counts.items()))
+def _facets(table: Path) -> dict:
+    """The coverage facets of the chunk table just written, as `Index.facets` reads them."""
+    con = sqlite3.connect(table)
+    try:
+        return table_facets(con)
+    finally:
+        con.close()
 
 
 def _write_json(path: Path, data: dict) -> None:

@@ -142,11 +142,13 @@ def indexed_sources(data_dir: Path) -> list[str]:
     return sorted(r[0] or "" for r in rows)
 
 
-def facets_of(rows: Iterable[tuple[str, str, int, str, int]]) -> dict:
-    """The coverage facets from (ticker, company, fiscal year, chunk type, chunks) rows sorted
-    by ticker and fiscal year: companies by ticker, the fiscal years, and per ticker x year
-    the chunk count of each type."""
-    rows = list(rows)
+def table_facets(db: sqlite3.Connection) -> dict:
+    """What a chunk table holds (read from its covering filter index alone): companies by
+    ticker, the fiscal years, and per ticker x fiscal year the chunk count of each type."""
+    rows = db.execute(
+        "SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks"
+        " GROUP BY ticker, fiscal_year, chunk_type, company ORDER BY ticker, fiscal_year"
+    ).fetchall()
     companies = {t: c for t, c, *_ in rows}
     counts: dict[str, dict] = {}
     for ticker, _, year, kind, n in rows:
@@ -322,10 +324,7 @@ class Index:
 
     def facets(self) -> dict:
         """What is indexed: companies by ticker, fiscal years, chunk counts per ticker x year."""
-        return facets_of(self._db.execute(
-            "SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks"
-            " GROUP BY ticker, fiscal_year, chunk_type, company ORDER BY ticker, fiscal_year"
-        ).fetchall())
+        return table_facets(self._db)
 
     def close(self) -> None:
         if self.vectors is not None:

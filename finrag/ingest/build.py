@@ -40,7 +40,7 @@ from finrag.ingest.read import ReadError, locate, read_filing
 from finrag.ingest.readcache import ReadCache
 from finrag.ingest.sections import split_sections
 from finrag.models import Chunk
-from finrag.store.names import collection_name, data_dir_id, index_alias, owns
+from finrag.store.names import collection_name, data_dir_id, owns, published_alias
 from finrag.views import dense_text
 
 KEEP_GENERATIONS = 2  # the published one and the one before (a reader may still hold it)
@@ -477,13 +477,13 @@ def _publish_alias(settings: Settings) -> None:
     if not settings.qdrant_url or name is None:
         return
     backend = read_manifest(settings.data_dir, name)["backend"]
-    if backend.get("kind") != "server" or not backend.get("payloads"):
-        return  # a server generation from before readers by name: nothing to point at
+    alias = published_alias(backend)
+    if alias is None:  # the embedded engine, or a server generation from before readers by name
+        return
     from finrag.store.base import StoreError
     from finrag.store.clients import client_for
     from finrag.store.server import ServerStore, aliased, point_alias
 
-    alias = index_alias(backend["data_dir_id"])
     client = client_for(settings)
     try:
         current = ServerStore(client, backend["collection"])._call(

@@ -125,14 +125,10 @@ def server_index(settings: Settings) -> str | None:
     """The name readers with only the server give (FINRAG_QDRANT_INDEX) for this data dir's
     published index, None when it is not on a server."""
     from finrag.index import current_generation, read_manifest
-    from finrag.store.names import index_alias
+    from finrag.store.names import published_alias
 
     name = current_generation(settings.data_dir)
-    if name is None:
-        return None
-    backend = read_manifest(settings.data_dir, name)["backend"]
-    readable = backend.get("kind") == "server" and backend.get("payloads")
-    return index_alias(backend["data_dir_id"]) if readable else None
+    return published_alias(read_manifest(settings.data_dir, name)["backend"]) if name else None
 
 
 def _print_server_index(settings: Settings) -> None:
@@ -235,8 +231,7 @@ def _status(args) -> int:
     print(f"index {data['generation']} in {settings.data_dir}: {data['chunks']} chunks")
     _print_server_index(settings)
     for f in data["filings"]:
-        print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
-              f"  {f.get('table', 0):6} table   {data['companies'].get(f['ticker'], '')}")
+        _print_filing(f, data["companies"])
         for source in data["sources"]:
             if (source["ticker"], source["fiscal_year"]) == (f["ticker"], f["fiscal_year"]):
                 print(f"         from {source['source']}")
@@ -263,15 +258,20 @@ def _server_status(settings: Settings, as_json: bool) -> int:
     print(f"index {data['server_index']} on {settings.qdrant_url}: {data['generation']} "
           f"({data['collection']}), {data['chunks']} chunks, {data['facts']} facts")
     for f in data["filings"]:
-        print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
-              f"  {f.get('table', 0):6} table   {data['companies'].get(f['ticker'], '')}")
+        _print_filing(f, data["companies"])
     return EXIT_OK
+
+
+def _print_filing(f: dict, companies: dict) -> None:
+    """One line of `status`: a ticker x fiscal year cell of the coverage facets."""
+    print(f"  {f['ticker']:6} FY{f['fiscal_year']}  {f.get('narrative', 0):6} narrative"
+          f"  {f.get('table', 0):6} table   {companies.get(f['ticker'], '')}")
 
 
 def status_json(index) -> dict:
     import hashlib
 
-    from finrag.store.names import index_alias
+    from finrag.store.names import published_alias
 
     ids = index.chunk_ids()
     facets = index.facets()
@@ -282,8 +282,7 @@ def status_json(index) -> dict:
         "model": index.manifest["model"],
         "tokenizer": index.manifest["tokenizer"],
         "backend": index.manifest["backend"]["kind"],
-        "server_index": (index_alias(index.manifest["backend"]["data_dir_id"])
-                         if index.manifest["backend"].get("payloads") else None),
+        "server_index": published_alias(index.manifest["backend"]),
         **facets,
         # where each filing was read from: what `python -m ingest remove PATH` takes
         "sources": sorted(({"filing_key": key, "ticker": f["ticker"],

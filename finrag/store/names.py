@@ -36,6 +36,15 @@ def index_alias(data_dir_id: str) -> str:
     return f"{PREFIX}{data_dir_id}"
 
 
+def published_alias(backend: dict) -> str | None:
+    """The alias readers with only the server give for the generation a manifest's `backend`
+    describes; None for the embedded engine, or a server generation written before its points
+    carried their payloads (readers by name could not read it)."""
+    if backend.get("kind") == "server" and backend.get("payloads"):
+        return index_alias(backend["data_dir_id"])
+    return None
+
+
 def owns(data_dir_id: str | None, collection: str) -> bool:
     """The collection is in this data directory's namespace (created by it)."""
     return bool(data_dir_id) and collection.startswith(f"{PREFIX}{data_dir_id}-")

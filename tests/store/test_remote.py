@@ -59,6 +59,17 @@ def built(tmp_path_factory):
         yield server, writer, reader, sample
 
 
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """An empty in-process 'server' of this test's own, a writer's settings for it and the two
+    sample filings' paths (nothing built)."""
+    server = QdrantClient(location=":memory:")
+    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
+    return server, writer, [sample / f for f in FILINGS]
+
+
 def _answers(settings: Settings) -> dict:
     searcher = HybridSearcher(settings, FakeEmbedder())
     try:
@@ -143,14 +154,11 @@ def test_a_server_that_fails_the_alias_check_keeps_the_open_generation_served(bu
         searcher.close()
 
 
-def test_a_failed_alias_move_is_one_line_and_the_next_run_finishes_it(tmp_path, monkeypatch):
+def test_a_failed_alias_move_is_one_line_and_the_next_run_finishes_it(fresh, tmp_path,
+                                                                      monkeypatch):
     from finrag.store.base import StoreError
 
-    server = QdrantClient(location=":memory:")
-    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
-    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
-    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
-    paths = [sample / f for f in FILINGS]
+    server, writer, paths = fresh
     build(paths[:1], writer, FakeEmbedder(), word_count)
     alias = index_alias(data_dir_id(writer.data_dir))
     first = aliased(server, alias)
@@ -172,16 +180,13 @@ def test_a_failed_alias_move_is_one_line_and_the_next_run_finishes_it(tmp_path, 
                                qdrant_index=alias)).name == "gen-000002"
 
 
-def test_a_server_generation_without_payloads_gets_no_alias(tmp_path, monkeypatch):
+def test_a_server_generation_without_payloads_gets_no_alias(fresh):
     """An index written before readers by name (points without payloads) is not offered to
     them: no alias, no name printed."""
     from finrag.ingest.cli import server_index
 
-    server = QdrantClient(location=":memory:")
-    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
-    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
-    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
-    build([sample / FILINGS[1]], writer, FakeEmbedder(), word_count)
+    server, writer, paths = fresh
+    build(paths[1:], writer, FakeEmbedder(), word_count)
     alias = index_alias(data_dir_id(writer.data_dir))
     assert server_index(writer) == alias
     manifest = writer.data_dir / "generations" / "gen-000001" / "manifest.json"
@@ -190,7 +195,7 @@ def test_a_server_generation_without_payloads_gets_no_alias(tmp_path, monkeypatc
     manifest.write_text(json.dumps(old))
     server.update_collection_aliases(change_aliases_operations=[models.DeleteAliasOperation(
         delete_alias=models.DeleteAlias(alias_name=alias))])
-    build([sample / FILINGS[1]], writer, FakeEmbedder(), word_count)
+    build(paths[1:], writer, FakeEmbedder(), word_count)
     assert aliased(server, alias) is None and server_index(writer) is None
 
 
@@ -210,12 +215,9 @@ def test_an_unknown_index_name_is_one_line_that_says_what_to_set(built):
         open_index(without_url)
 
 
-def test_the_reader_follows_each_published_generation(tmp_path, monkeypatch):
-    server = QdrantClient(location=":memory:")
-    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
-    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
-    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
-    build([sample / f for f in FILINGS], writer, FakeEmbedder(), word_count)
+def test_the_reader_follows_each_published_generation(fresh, tmp_path):
+    _, writer, paths = fresh
+    build(paths, writer, FakeEmbedder(), word_count)
     reader = Settings(data_dir=tmp_path / "none", qdrant_url=":memory:",
                       qdrant_index=index_alias(data_dir_id(writer.data_dir)))
     searcher = HybridSearcher(reader, FakeEmbedder())
@@ -223,7 +225,7 @@ def test_the_reader_follows_each_published_generation(tmp_path, monkeypatch):
         before = searcher.search("research and development", Filters(), 10)
         assert {h.chunk.ticker for h in before.fused} == {"AAPL", "TSLA"}
         assert before.generation == "gen-000001"
-        removed = remove([sample / FILINGS[1]], writer)
+        removed = remove(paths[1:], writer)
         assert removed.published and not removed.errors
         after = searcher.search("research and development", Filters(), 10)
         assert after.generation == current_generation(writer.data_dir) == "gen-000002"
@@ -234,14 +236,10 @@ def test_the_reader_follows_each_published_generation(tmp_path, monkeypatch):
 
 
 def test_a_build_killed_before_the_alias_moved_serves_the_old_index_until_the_next_run(
-        tmp_path, monkeypatch):
+        fresh, tmp_path, monkeypatch):
     """Killed after CURRENT names the new generation and before the alias does: URL readers
     keep the old generation, whole; the next run, even one that changes nothing, moves it."""
-    server = QdrantClient(location=":memory:")
-    monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
-    writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
-    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
-    paths = [sample / f for f in FILINGS]
+    server, writer, paths = fresh
     build(paths[:1], writer, FakeEmbedder(), word_count)
     alias = index_alias(data_dir_id(writer.data_dir))
     first = aliased(server, alias)
