@@ -21,7 +21,14 @@ from finrag import config
 from finrag.config import EMBED_DIM, Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.index import CURRENT, FORMAT_VERSION, GENERATIONS, Index, table_facets
+from finrag.index import (
+    CURRENT,
+    FORMAT_VERSION,
+    GENERATIONS,
+    Index,
+    generation_number,
+    table_facets,
+)
 from finrag.lexical import K1, B, average_length, document_vector
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
@@ -47,7 +54,7 @@ def write_generation(
     store, backend = _create_store(settings, tmp, name, dim)
     _write_points(store, chunks, vectors, avgdl)
     if store.keeps_payloads:
-        store.write_facts(_fact_payloads(facts or []))
+        store.write_facts(_fact_payloads(facts or [], 0))
     backend.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
     crash_point("flush")
     manifest = {
@@ -63,8 +70,8 @@ def write_generation(
         "chunks": len(chunks),
         "facts": len(facts or []),
     }
-    if store.keeps_payloads:  # a reader with only the server's URL reads the manifest there
-        store.describe({**manifest, "facets": _facets(tmp / "chunks.sqlite")})
+    if store.keeps_payloads:  # published on the server too, for readers with only its URL
+        manifest["facets"] = _facets(tmp / "chunks.sqlite")
     store.close()
     return _finish(settings, tmp, name, manifest)
 
@@ -74,22 +81,38 @@ def write_update(
     vectors: np.ndarray, facts: list[Fact],
 ) -> Path:
     """A generation that is `base` with the filings `drop` (filing keys) taken out and `chunks`
-    and `facts` (of other or the same filings) put in: the chunk table and the engine's shard
-    are copied from `base` and changed there, so unchanged chunks are neither rewritten nor
-    re-embedded. Embedded engine only (a server collection is shared by its readers: the server
-    path writes whole generations)."""
-    from finrag.store.edge import EdgeStore
-
+    and `facts` (of other or the same filings) put in; unchanged chunks are neither rewritten
+    nor re-embedded. The chunk table is copied from `base` and changed there. The embedded
+    engine's shard is copied and changed the same way. A server collection is shared by its
+    readers, so it is changed in place under versioned visibility (`ServerStore`): the
+    dropped filings' points are marked as ending at this generation and the new ones as
+    starting there, which readers of `base` do not see."""
     tmp = _start(settings, name)
     table = tmp / "chunks.sqlite"
     shutil.copyfile(base.path / "chunks.sqlite", table)
     crash_point("copied")
-    counts = _update_tables(table, drop, chunks, facts)
-    store = EdgeStore.open_for_update(base.path / "vectors", tmp / "vectors")
-    store.delete_filings(drop)
+    counts, first_fact_row = _update_tables(table, drop, chunks, facts)
     manifest = dict(base.manifest)
-    _write_points(store, chunks, vectors, manifest["bm25"]["avgdl"])
-    backend = {**manifest["backend"], **store.finish(optimize=False)}
+    avgdl = manifest["bm25"]["avgdl"]
+    if manifest["backend"]["kind"] == "server":
+        from finrag.store.server import ServerStore
+
+        version = generation_number(name)
+        store = ServerStore.open(client_for(settings), manifest["backend"]["collection"])
+        store.roll_back(manifest["backend"]["version"])  # what a build that died left
+        store.retire(drop, version)
+        crash_point("retired")
+        _write_points(store, chunks, vectors, avgdl, born=version)
+        store.write_facts(_fact_payloads(facts, first_fact_row, born=version))
+        backend = {**manifest["backend"], "version": version}
+        manifest["facets"] = _facets(table)
+    else:
+        from finrag.store.edge import EdgeStore
+
+        store = EdgeStore.open_for_update(base.path / "vectors", tmp / "vectors")
+        store.delete_filings(drop)
+        _write_points(store, chunks, vectors, avgdl)
+        backend = {**manifest["backend"], **store.finish(optimize=False)}
     crash_point("flush")
     store.close()
     manifest.update(generation=name, backend=backend, updated_from=base.name, **counts)
@@ -159,22 +182,23 @@ def _insert_chunks(con: sqlite3.Connection, chunks: list[Chunk], first_row: int)
 
 
 def _update_tables(path: Path, drop: list[str], chunks: list[Chunk],
-                   facts: list[Fact]) -> dict:
+                   facts: list[Fact]) -> tuple[dict, int]:
     """Take the filings `drop` out of a copied chunk table and put `chunks` and `facts` in,
-    in one transaction; returns the new counts for the manifest."""
+    in one transaction; returns the new counts for the manifest and the first new fact's row."""
     con = sqlite3.connect(path)
     con.execute(FILTER_INDEX.replace("INDEX", "INDEX IF NOT EXISTS"))  # tables written before it
     marks = ",".join("?" * len(drop))
     for table in ("chunks", "facts"):
         con.execute(f"DELETE FROM {table} WHERE filing_key IN ({marks})", drop)
     _insert_chunks(con, chunks, _next_row(con, "chunks"))
-    _insert_facts(con, facts, _next_row(con, "facts"))
+    first_fact_row = _next_row(con, "facts")
+    _insert_facts(con, facts, first_fact_row)
     crash_point("chunks")  # rows written, not committed
     con.commit()
     counts = {"chunks": con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
               "facts": con.execute("SELECT COUNT(*) FROM facts").fetchone()[0]}
     con.close()
-    return counts
+    return counts, first_fact_row
 
 
 def _next_row(con: sqlite3.Connection, table: str) -> int:
@@ -217,9 +241,11 @@ def _create_store(settings, directory, name, dim):
         collection = collection_name(owner, name)
         store = ServerStore.create(client_for(settings), collection, dim)
         # payloads: the points carry the chunks and facts and manifest are on the server too
-        # (finrag.remote); a server generation written before 2026-12-05 lacks the flag
+        # (finrag.remote); versioned: updates change this collection in place (ServerStore),
+        # and `version` is the generation its readers see. Generations written before
+        # 2026-12-05 lack both flags, those of 2026-12-05 the second.
         kind = {"kind": "server", "collection": collection, "data_dir_id": owner,
-                "payloads": True}
+                "payloads": True, "versioned": True, "version": generation_number(name)}
     else:
         from finrag.store.edge import EdgeStore
 
@@ -228,20 +254,22 @@ def _create_store(settings, directory, name, dim):
     return store, kind
 
 
-def _write_points(store, chunks: list[Chunk], vectors: np.ndarray, avgdl: float) -> None:
+def _write_points(store, chunks: list[Chunk], vectors: np.ndarray, avgdl: float,
+                  born: int | None = None) -> None:
     """Every chunk's point, both legs, in batches: the dense leg keeps page-context vectors
     (`page_context_vectors`, computed per page of a filing, so a filing's vectors do not
-    depend on which other filings are indexed)."""
+    depend on which other filings are indexed). `born`: the generation an update of a server
+    collection writes them for."""
     stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
     for start in range(0, len(chunks), POINT_BATCH):
         store.upsert([
             StorePoint(c.chunk_id, stored[i], document_vector(bm25_terms(c), avgdl),
-                       _payload(c, whole=store.keeps_payloads))
+                       _payload(c, whole=store.keeps_payloads, born=born))
             for i, c in enumerate(chunks[start:start + POINT_BATCH], start=start)])
         crash_point("vectors")
 
 
-def _payload(chunk: Chunk, *, whole: bool) -> dict:
+def _payload(chunk: Chunk, *, whole: bool, born: int | None = None) -> dict:
     """The engine keeps the filter fields and the filing (what an update deletes by). The
     embedded engine's chunk payloads live in chunks.sqlite beside it; a server's points carry
     them too (`whole`: the chunk, its text signature and page), so that a reader needs
@@ -256,13 +284,16 @@ def _payload(chunk: Chunk, *, whole: bool) -> dict:
     if whole:
         payload.update(chunk=chunk.model_dump_json(), signature=text_signature(chunk.text),
                        page=chunk.page)
+    if born is not None:
+        payload["born"] = born
     return payload
 
 
-def _fact_payloads(facts: list[Fact]) -> list[dict]:
-    """Each fact as a server keeps it: its filter fields, its place in document order and the
-    whole record, as in the facts table."""
-    return [{**{c: getattr(f, c) for c in FACT_COLUMNS}, "row": i, "fact": f.model_dump_json()}
+def _fact_payloads(facts: list[Fact], first_row: int, born: int | None = None) -> list[dict]:
+    """Each fact as a server keeps it: its filter fields, its place in document order (its row
+    in the facts table) and the whole record; `born` as for `_write_points`."""
+    return [{**{c: getattr(f, c) for c in FACT_COLUMNS}, "row": first_row + i,
+             "fact": f.model_dump_json(), **({} if born is None else {"born": born})}
             for i, f in enumerate(facts)]
 
 

@@ -79,6 +79,10 @@ def current_generation(data_dir: Path) -> str | None:
     return name or None
 
 
+def generation_number(name: str) -> int:
+    """gen-000042 -> 42 (-1 for a name that is not a generation's)."""
+    return int(name[4:]) if name.startswith("gen-") and name[4:].isdigit() else -1
+
 
 # --- reading -------------------------------------------------------------------------------
 
@@ -341,7 +345,8 @@ class Index:
                     f"index in {self.settings.data_dir} keeps its vectors on a Qdrant server: "
                     "set FINRAG_QDRANT_URL"
                 )
-            return ServerStore.open(client_for(self.settings), backend["collection"])
+            return ServerStore.open(client_for(self.settings), backend["collection"],
+                                    backend.get("version"))
         from finrag.store.edge import EdgeStore
 
         return EdgeStore.open(self.path / "vectors")

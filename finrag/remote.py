@@ -3,10 +3,13 @@ server's URL and the index's name (FINRAG_QDRANT_URL, FINRAG_QDRANT_INDEX) and n
 
 A server build keeps everything a reader needs with its points (finrag.generation): each chunk's
 whole payload in its point, the statement facts in a vectorless collection beside it, and the
-manifest with the coverage facets in the points collection's metadata. The index's name is a
-collection alias (`finrag-<data dir id>`, finrag.store.names), switched to each new generation
-when it is published, in one request. `RemoteIndex` answers the reading calls `Index` answers
-(lookup, chunks, facts, facets, is_stale), so search and ask run on either unchanged.
+published generation's manifest, with the coverage facets, in the collection's state point. The
+index's name is a collection alias (`finrag-<data dir id>`, finrag.store.names), switched to
+each new collection a whole build writes; an in-place update changes the collection under
+versioned visibility and publishes by rewriting the state point (finrag.store.server). The
+reader reads the state point through the alias (one request: which collection, which
+generation) and sees that generation's points only. `RemoteIndex` answers the reading calls
+`Index` answers (lookup, chunks, facts, facets, is_stale), so search and ask run on either.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.index import IndexUnavailable, check_manifest
 from finrag.models import Chunk
-from finrag.store.base import StoreError, point_id
+from finrag.store.base import StoreError
 from finrag.store.clients import client_for
 from finrag.store.server import ServerStore, _reachable, aliased
 
@@ -56,25 +59,26 @@ class RemoteIndex:
                 f"no index named {alias!r} on the Qdrant server at {settings.qdrant_url}: "
                 "`python -m ingest build` with FINRAG_QDRANT_URL set prints the name of the "
                 "index it publishes (`finrag-...`); set FINRAG_QDRANT_INDEX to it")
-        store = ServerStore.open(client, collection)
-        info = store._call("reading the manifest", client.get_collection, collection)
-        manifest = (info.config.metadata or {}).get("finrag")
+        manifest = probe.state()
         where = f"index {alias!r} on {settings.qdrant_url}"
         if not manifest:
             raise IndexUnavailable(f"{where} names collection {collection!r}, which has no "
-                                   "finrag manifest: rebuild it with `python -m ingest build "
-                                   "--rebuild ...`")
-        return cls(settings, alias, store, check_manifest(manifest, where))
+                                   "published finrag generation: rebuild it with `python -m "
+                                   "ingest build --rebuild ...`")
+        manifest = check_manifest(manifest, where)
+        backend = manifest["backend"]
+        store = ServerStore.open(client, backend["collection"], backend["version"])
+        return cls(settings, alias, store, manifest)
 
     def is_stale(self) -> bool:
-        """The alias names another generation now (one request to the server per call). A
-        server that does not answer this keeps the open generation served: the search itself
-        then says what failed, in one line."""
+        """Another generation is published under the alias now: one small request (the state
+        point's generation, through the alias). A server that does not answer keeps the open
+        generation served: the search itself then says what failed, in one line."""
         try:
-            now = aliased(self.vectors.client, self.alias)
+            now = ServerStore(self.vectors.client, self.alias).state(["generation"])
         except Exception:  # noqa: BLE001 - any client failure: not a reason to switch
             return False
-        return now not in (None, self.vectors.collection)
+        return bool(now) and now.get("generation") != self.name
 
     def __len__(self) -> int:
         return int(self.manifest["chunks"])
@@ -103,7 +107,7 @@ class RemoteIndex:
                                       ("statement", list(statements)),
                                       ("concept", list(concepts)))
                 if values]
-        wanted = models.Filter(must=must) if must else None
+        wanted = self.vectors.visible(must)
         client, collection = self.vectors.client, self.vectors.facts_collection
         records, offset = [], None
         while True:
@@ -125,15 +129,17 @@ class RemoteIndex:
 
     def _payloads(self, chunk_ids: list[str], fields: list[str],
                   required: str) -> dict[str, dict]:
-        """chunk id -> the asked payload fields of its point; `required` is one every point of
-        a generation written for readers by name has (a field may be null, so not `page`)."""
+        """chunk id -> the asked payload fields of the point this generation sees for it;
+        `required` is one every such point has (a field may be null, so not `page`)."""
         ids = list(dict.fromkeys(chunk_ids))
         out: dict[str, dict] = {}
         for start in range(0, len(ids), PAGE):
-            records = self.vectors._call(
-                "reading chunks", self.vectors.client.retrieve, self.vectors.collection,
-                ids=[point_id(c) for c in ids[start:start + PAGE]], with_payload=fields,
-                with_vectors=False)
+            part = ids[start:start + PAGE]
+            records, _ = self.vectors._call(
+                "reading chunks", self.vectors.client.scroll, self.vectors.collection,
+                scroll_filter=self.vectors.visible([models.FieldCondition(
+                    key="chunk_id", match=models.MatchAny(any=part))]),
+                limit=len(part), with_payload=fields, with_vectors=False)
             for record in records:
                 payload = record.payload or {}
                 if "chunk_id" not in payload or required not in payload:

@@ -43,9 +43,31 @@ class FakeEmbedder:
         return out
 
 
+class UntiedEmbedder(FakeEmbedder):
+    """The fake embedder plus a small direction of the text's own: two different texts never
+    score exactly alike, so which chunks make a top-k never rests on how an engine breaks
+    ties (with real embeddings exact ties do not occur either)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        words = super().encode(texts)
+        own = np.stack([np.random.default_rng(int(hashlib.md5(t.encode()).hexdigest()[:8], 16))
+                        .normal(size=self.dim) for t in texts]) if texts else words
+        mixed = words + 0.05 * own / np.linalg.norm(own, axis=1, keepdims=True)
+        return (mixed / np.linalg.norm(mixed, axis=1, keepdims=True)).astype(np.float32)
+
+
 def word_count(texts: list[str]) -> list[int]:
     """A token counter for unit tests: about 1.3 word pieces per word, plus [CLS]/[SEP]."""
     return [int(len(t.split()) * 1.3) + 2 for t in texts]
+
+
+@pytest.fixture(autouse=True)
+def no_grace_wait(monkeypatch):
+    """A server update waits a few seconds for in-flight readers before deleting the points it
+    superseded; tests run no such readers (the one that checks the wait sets it itself)."""
+    import finrag.ingest.build
+
+    monkeypatch.setattr(finrag.ingest.build, "SUPERSEDED_GRACE_S", 0.0)
 
 
 @pytest.fixture

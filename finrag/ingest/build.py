@@ -31,7 +31,13 @@ from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
 from finrag.generation import publish, write_generation, write_update
-from finrag.index import GENERATIONS, Index, current_generation, read_manifest
+from finrag.index import (
+    GENERATIONS,
+    Index,
+    current_generation,
+    generation_number,
+    read_manifest,
+)
 from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.factcache import FactCache
 from finrag.ingest.facts import attach, read_facts
@@ -211,10 +217,11 @@ def _open_published(settings: Settings) -> Index | None:
 
 
 def _updatable(base: Index) -> bool:
-    """A change to a few filings is written as an update of the published generation on the
-    embedded engine (its shard is copied, then changed); a server collection is shared with
-    its readers, so there every build writes a whole new collection."""
-    return base.manifest["backend"]["kind"] == "edge"
+    """A change to a few filings is written as an update of the published generation: on the
+    embedded engine its shard is copied, then changed; a server collection is changed in place
+    under versioned visibility (one written before versions gets a whole new collection)."""
+    backend = base.manifest["backend"]
+    return backend["kind"] == "edge" or bool(backend.get("versioned"))
 
 
 def _rewrite(settings, embedder, base: Index | None, read, progress, rebuild: bool):
@@ -438,7 +445,7 @@ def _next_name(data_dir: Path) -> str:
     be deleted yet is kept, and its name stays taken)."""
     root = data_dir / GENERATIONS
     names = [p.name.removeprefix(".tmp-") for p in root.glob("*gen-*")]
-    return f"gen-{max((_number(n) for n in names), default=0) + 1:06d}"
+    return f"gen-{max((generation_number(n) for n in names), default=0) + 1:06d}"
 
 
 def _remove_leftovers(settings: Settings) -> None:
@@ -449,18 +456,14 @@ def _remove_leftovers(settings: Settings) -> None:
     data_dir = settings.data_dir
     for tmp in (data_dir / GENERATIONS).glob(".tmp-*"):
         _drop_generation(settings, tmp)
-    current = _number(current_generation(data_dir) or "gen-000000")
+    current = generation_number(current_generation(data_dir) or "gen-000000")
     for gen in (data_dir / GENERATIONS).glob("gen-*"):
-        if _number(gen.name) > current:
+        if generation_number(gen.name) > current:
             _drop_generation(settings, gen)
 
 
-def _number(name: str) -> int:
-    return int(name[4:]) if name[4:].isdigit() else -1
-
-
 def _collect_garbage(settings: Settings) -> None:
-    _publish_alias(settings)  # first: the alias's collection must never be one collected here
+    _publish_server(settings)  # first: what the server serves must never be collected here
     current = current_generation(settings.data_dir)
     root = settings.data_dir / GENERATIONS
     gens = sorted(p for p in root.glob("gen-*") if p.name != current)
@@ -469,14 +472,22 @@ def _collect_garbage(settings: Settings) -> None:
         crash_point("gc")
 
 
-def _publish_alias(settings: Settings) -> None:
-    """Point the server alias of this data directory (`finrag-<id>`, what FINRAG_QDRANT_INDEX
-    names) at the published generation's collection, if it names another: a build killed
-    between publishing CURRENT and the alias is completed by the next run."""
+# Seconds between publishing an in-place update on a server and deleting the points it
+# superseded: a reader resolves its generation before each search and a search takes well
+# under a second, so one that began just before the switch still finds its points.
+SUPERSEDED_GRACE_S = 5.0
+
+
+def _publish_server(settings: Settings) -> None:
+    """Publish the generation CURRENT names to readers that have only the server: its manifest
+    as the collection's state point, then the alias (`finrag-<id>`, FINRAG_QDRANT_INDEX) on
+    its collection; then delete the points it superseded. Each step is done only if it is not
+    yet, so a build killed after publishing CURRENT is completed by the next run."""
     name = current_generation(settings.data_dir)
     if not settings.qdrant_url or name is None:
         return
-    backend = read_manifest(settings.data_dir, name)["backend"]
+    manifest = read_manifest(settings.data_dir, name)
+    backend = manifest["backend"]
     alias = published_alias(backend)
     if alias is None:  # the embedded engine, or a server generation from before readers by name
         return
@@ -485,16 +496,24 @@ def _publish_alias(settings: Settings) -> None:
     from finrag.store.server import ServerStore, aliased, point_alias
 
     client = client_for(settings)
+    store = ServerStore(client, backend["collection"])
     try:
-        current = ServerStore(client, backend["collection"])._call(
-            "reading aliases", aliased, client, alias)
-        if current != backend["collection"]:
+        served = (store.state(["generation"]) or {}).get("generation")
+        if served != name:
+            store.publish_state(manifest)
+            crash_point("stated")
+        if store._call("reading aliases", aliased, client, alias) != backend["collection"]:
             point_alias(client, alias, backend["collection"])
+        crash_point("aliased")
+        if store.superseded(backend["version"]):
+            if served not in (None, name):  # readers of the generation before may be searching
+                time.sleep(SUPERSEDED_GRACE_S)
+            store.drop_superseded(backend["version"])
+            crash_point("superseded")
     except StoreError as exc:
         raise StoreError(f"{name} is published in {settings.data_dir}, but the server index "
                          f"{alias} could not be pointed at it ({exc}); run the build again "
                          "to finish") from None
-    crash_point("aliased")
 
 
 def _drop_generation(settings: Settings, path: Path) -> None:
@@ -516,17 +535,27 @@ def _drop_generation(settings: Settings, path: Path) -> None:
 
 
 def _own_collection(settings: Settings, path: Path) -> str | None:
-    """The Qdrant collection of generation `path` if this data directory created it, else None.
-    Its manifest names it; a generation that died before writing one (`.tmp-gen-...`) had its
+    """The Qdrant collection of generation `path` if this data directory created it and no
+    other generation of it reads it (updates share their base's collection), else None. Its
+    manifest names it; a generation that died before writing one (`.tmp-gen-...`) had its
     collection named in this data directory's namespace."""
     if not settings.qdrant_url:
         return None
     own = data_dir_id(settings.data_dir)
+    collection = _collection_of(path)
+    if collection is None and own:
+        collection = collection_name(own, path.name.removeprefix(".tmp-"))
+    others = {_collection_of(p) for p in (settings.data_dir / GENERATIONS).glob("*gen-*")
+              if p != path}
+    return collection if owns(own, collection or "") and collection not in others else None
+
+
+def _collection_of(path: Path) -> str | None:
+    """The collection generation `path`'s manifest names (None: no manifest, or no server)."""
     try:
-        collection = json.loads((path / "manifest.json").read_text())["backend"].get("collection")
+        return json.loads((path / "manifest.json").read_text())["backend"].get("collection")
     except (OSError, ValueError, KeyError, AttributeError):
-        collection = collection_name(own, path.name.removeprefix(".tmp-")) if own else None
-    return collection if collection and owns(own, collection) else None
+        return None
 
 
 def _check_space(settings: Settings, chunks: int) -> None:

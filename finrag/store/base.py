@@ -35,9 +35,11 @@ class StoreError(RuntimeError):
     names the store and what to do."""
 
 
-def point_id(chunk_id: str) -> str:
-    """Qdrant wants integer or UUID ids; a uuid5 of the chunk id is stable everywhere."""
-    return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
+def point_id(chunk_id: str, born: int | None = None) -> str:
+    """Qdrant wants integer or UUID ids; a uuid5 of the chunk id is stable everywhere. A point
+    written by an in-place update of a server collection (`born`: the generation's number)
+    has an id of its own, so the chunk's earlier point stays beside it for older readers."""
+    return str(uuid.uuid5(POINT_NAMESPACE, chunk_id if born is None else f"{chunk_id}@{born}"))
 
 
 def filter_conditions(filters: Filters) -> list[tuple[str, list]]:

@@ -192,13 +192,15 @@ def test_remove_by_folder_and_then_everything(root, tmp_path, capsys):
     assert list(_by_filing(data)) == ["TSLA:2024:10-K"]
 
 
-def test_remove_on_a_server_collection_rewrites_it(root, tmp_path):
+def test_remove_on_a_server_collection_changes_it_in_place(root, tmp_path):
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
     build([root / AAPL, root / TSLA], settings, FakeEmbedder(), word_count)
     from finrag.ingest.build import remove
 
+    collection = _manifest(settings.data_dir)["backend"]["collection"]
     report = remove([root / AAPL], settings)
     assert report.published and [r["ticker"] for r in report.removed] == ["AAPL"]
+    assert _manifest(settings.data_dir)["backend"]["collection"] == collection
     index = Index.open(settings)
     try:
         assert index.vectors.count() == len(index) > 0

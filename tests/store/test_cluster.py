@@ -5,12 +5,10 @@ in-process `:memory:` mode, the API a server or cluster speaks) give the same fu
 from __future__ import annotations
 
 import gzip
-import hashlib
 from pathlib import Path
 
-import numpy as np
 import pytest
-from conftest import FIXTURES, FakeEmbedder, word_count
+from conftest import FIXTURES, UntiedEmbedder, word_count
 from qdrant_client import QdrantClient
 
 import finrag.store.clients
@@ -29,19 +27,6 @@ QUERIES = ["net sales", "research and development expense", "risk factors compet
 FILTERS = [Filters(), Filters(tickers=["AAPL"]), Filters(tickers=["MRX"]),
            Filters(chunk_types=["table"]), Filters(tickers=["AAPL"], chunk_types=["narrative"]),
            Filters(fiscal_years=[1999]), Filters(tickers=["NONE"])]
-
-
-class UntiedEmbedder(FakeEmbedder):
-    """The fake embedder plus a small direction of the text's own: two different texts never
-    score exactly alike, so which chunks make a top-k never rests on how an engine breaks
-    ties (with real embeddings exact ties do not occur either)."""
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        words = super().encode(texts)
-        own = np.stack([np.random.default_rng(int(hashlib.md5(t.encode()).hexdigest()[:8], 16))
-                        .normal(size=self.dim) for t in texts]) if texts else words
-        mixed = words + 0.05 * own / np.linalg.norm(own, axis=1, keepdims=True)
-        return (mixed / np.linalg.norm(mixed, axis=1, keepdims=True)).astype(np.float32)
 
 
 class RecordingClient(QdrantClient):

@@ -136,18 +136,23 @@ def test_an_unreachable_server_is_one_line_naming_its_address():
     assert "\n" not in str(caught.value)
 
 
-def test_a_server_that_fails_the_alias_check_keeps_the_open_generation_served(built,
-                                                                              monkeypatch):
+def test_a_server_that_fails_the_generation_check_keeps_the_open_generation_served(
+        built, monkeypatch):
+    from finrag.store.server import ServerStore
+
     server, _, reader, _ = built
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     searcher = HybridSearcher(reader, FakeEmbedder())
     try:
         assert searcher.search("net sales", Filters(), 5).fused
+        real = ServerStore.state
 
-        def down(client, alias):
-            raise ConnectionError("connection refused")
+        def down(self, fields=True):
+            if self.collection == reader.qdrant_index:  # asked through the alias
+                raise ConnectionError("connection refused")
+            return real(self, fields)
 
-        monkeypatch.setattr(finrag.remote, "aliased", down)
+        monkeypatch.setattr(ServerStore, "state", down)
         assert searcher.index.facets()["companies"].keys() == {"AAPL", "TSLA"}
         assert searcher.search("net sales", Filters(), 5).fused
     finally:
@@ -167,8 +172,8 @@ def test_a_failed_alias_move_is_one_line_and_the_next_run_finishes_it(fresh, tmp
         raise StoreError("Qdrant collection 'x': publishing failed (timed out)")
 
     monkeypatch.setattr(finrag.store.server, "point_alias", refused)
-    with pytest.raises(StoreError) as caught:
-        build(paths, writer, FakeEmbedder(), word_count)
+    with pytest.raises(StoreError) as caught:  # a whole build: a new collection, the alias moves
+        build(paths, writer, FakeEmbedder(), word_count, rebuild=True)
     message = str(caught.value)
     assert "gen-000002 is published" in message and "run the build again" in message
     assert "\n" not in message and aliased(server, alias) == first
@@ -237,8 +242,9 @@ def test_the_reader_follows_each_published_generation(fresh, tmp_path):
 
 def test_a_build_killed_before_the_alias_moved_serves_the_old_index_until_the_next_run(
         fresh, tmp_path, monkeypatch):
-    """Killed after CURRENT names the new generation and before the alias does: URL readers
-    keep the old generation, whole; the next run, even one that changes nothing, moves it."""
+    """A whole build (a new collection) killed after CURRENT names the new generation and
+    before the alias does: URL readers keep the old generation, whole; the next run, even one
+    that changes nothing, moves it. (Updates in place: tests/store/test_server_updates.py.)"""
     server, writer, paths = fresh
     build(paths[:1], writer, FakeEmbedder(), word_count)
     alias = index_alias(data_dir_id(writer.data_dir))
@@ -250,7 +256,7 @@ def test_a_build_killed_before_the_alias_moved_serves_the_old_index_until_the_ne
 
     monkeypatch.setattr(finrag.ingest.build, "crash_point", crash)
     with pytest.raises(Died):
-        build(paths, writer, FakeEmbedder(), word_count)
+        build(paths, writer, FakeEmbedder(), word_count, rebuild=True)
     monkeypatch.undo()
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     assert current_generation(writer.data_dir) == "gen-000002"
