@@ -8,6 +8,12 @@ merges by score, and compares with one shard holding everything: how much of the
 same, and how often the first hit is. No server is needed, and the comparison isolates the idf
 effect (both sides score the same points with the same term weights).
 
+`--in-flight` measures the other place where idf counts points a reader does not see: while an
+in-place update of a server collection is in flight, the replaced filing's new points sit beside
+its old ones (each generation's readers filter the other's out, idf counts both). For each
+filing in turn it adds a second copy of the filing's points, filtered out of every query, and
+compares with the index alone.
+
 Questions: FinanceBench's (`--questions`, `--pdfs`, `--doc-index`, with their own ticker as the
 filter and with none), else the bench's queries without a filter.
 """
@@ -69,6 +75,62 @@ def run(data_dir: Path | None, shards: list[int], queries: list[tuple[str, Filte
     return out
 
 
+PENDING = "pending"  # the chunk type of the copies `in_flight` adds: every query filters them out
+
+
+def in_flight(data_dir: Path | None, queries: list[tuple[str, Filters]], k: int = 10,
+              filings: int = 0) -> dict:
+    """BM25 top-k with each filing's points twice (the copy filtered out of every query, as an
+    update's new points are for the old generation's readers) against the index alone."""
+    from finrag.index import Index
+    from finrag.lexical import document_vector, query_vector
+    from finrag.search import bm25_tokens
+    from finrag.store.base import StorePoint
+    from finrag.store.edge import EdgeStore
+    from finrag.views import bm25_terms
+    from finrag.vocabulary import expand
+
+    index = Index.open(Settings.from_env(data_dir), tables_only=True)
+    try:
+        chunks = index.all_chunks()
+        avgdl = index.manifest["bm25"]["avgdl"]
+    finally:
+        index.close()
+    zero = np.zeros(4, dtype=np.float32)
+
+    def point(c, suffix: str = "", kind: str | None = None) -> StorePoint:
+        return StorePoint(c.chunk_id + suffix, zero, document_vector(bm25_terms(c), avgdl),
+                          {"ticker": c.ticker, "fiscal_year": c.fiscal_year,
+                           "chunk_type": kind or c.chunk_type, "filing_key": c.filing_key})
+
+    kinds = sorted({c.chunk_type for c in chunks})
+    asked = [(query_vector(bm25_tokens(text, expand(text))),
+              f if f.chunk_types else f.model_copy(update={"chunk_types": kinds}))
+             for text, f in queries]
+    points = [point(c) for c in chunks]
+    keys = sorted({c.filing_key for c in chunks})
+    keys = keys[:filings] if filings else keys
+    work = Path(tempfile.mkdtemp(prefix="finrag-in-flight-"))
+    overlap, same_first, same = [], [], []
+    try:
+        alone = _lists(work / "alone", 1, points, asked, k, EdgeStore)
+        for i, key in enumerate(keys):
+            copy = [point(c, "@new", PENDING) for c in chunks if c.filing_key == key]
+            doubled = _lists(work / f"f{i}", 1, points + copy, asked, k, EdgeStore)
+            for a, b in zip(alone, doubled):
+                overlap.append(len(set(a) & set(b)) / max(1, len(a)))
+                same_first.append(bool(a) and bool(b) and a[0] == b[0])
+                same.append(a == b)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {"chunks": len(chunks), "filings": len(keys), "queries": len(queries), "k": k,
+            "chunks_per_filing": round(len(chunks) / max(1, len({c.filing_key for c in chunks}))),
+            "top_k_overlap_mean": round(float(np.mean(overlap)), 3),
+            "top_k_overlap_min": round(float(np.min(overlap)), 3),
+            "same_first_hit": round(float(np.mean(same_first)), 3),
+            "identical_lists": round(float(np.mean(same)), 3)}
+
+
 def _lists(folder: Path, n: int, points, asked, k: int, store_type) -> list[list[str]]:
     """Each query's top-k over `n` shards, merged by score (ties by chunk id)."""
     stores = [store_type.create(folder / f"shard{i}", 4) for i in range(n)]
@@ -110,8 +172,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--questions", type=Path, help="FinanceBench questions .jsonl")
     p.add_argument("--pdfs", type=Path)
     p.add_argument("--doc-index", type=Path)
+    p.add_argument("--in-flight", action="store_true",
+                   help="measure an in-place update's doubled filing instead of shards")
+    p.add_argument("--filings", type=int, default=0,
+                   help="with --in-flight: double only the first N filings (default: each)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.in_flight:
+        report = in_flight(args.data_dir, _queries(args), filings=args.filings)
+        if args.json:
+            print(json.dumps(report, indent=2))
+            return 0
+        print(f"{report['chunks']:,} chunks (~{report['chunks_per_filing']:,} per filing), "
+              f"{report['queries']} BM25 queries, top {report['k']}, each of {report['filings']} "
+              "filings doubled in turn (the copy filtered out) against the index alone: "
+              f"overlap mean {report['top_k_overlap_mean']:.3f} (min "
+              f"{report['top_k_overlap_min']:.3f}), same first hit {report['same_first_hit']:.3f},"
+              f" identical lists {report['identical_lists']:.3f}")
+        return 0
     try:
         shards = [int(s) for s in args.shards.split(",")]
         if any(s < 2 for s in shards):

@@ -38,3 +38,18 @@ def test_per_shard_idf_changes_little_on_hashed_shards_of_real_filings(data):
 def test_shard_counts_below_two_are_refused_in_one_line(capsys):
     assert main(["--shards", "1"]) == 1
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_filing_doubled_in_flight_reorders_bm25_a_little(data):
+    """While an update is in flight a filing's new points sit beside its old ones: filtered
+    out of the queries, counted by idf. On a two-filing index doubling one is half the
+    corpus again: the lists move, and stay mostly the same."""
+    from finrag.measure.shards import in_flight
+
+    queries = [("research and development expense", Filters()),
+               ("supply chain risk", Filters(tickers=["TSLA"])),
+               ("total net sales", Filters(tickers=["AAPL"])), ("gross margin", Filters())]
+    report = in_flight(data, queries)
+    assert report["filings"] == len(SAMPLE_SUBSET) and report["queries"] == 4
+    assert 0.5 <= report["top_k_overlap_mean"] < 1.0
+    assert report["identical_lists"] < 1.0
