@@ -39,7 +39,8 @@ class RemoteIndex:
         self.vectors = store
         self.manifest = manifest
         self.name = manifest["generation"]
-        self.identity = f"{settings.qdrant_url}#{store.collection}"
+        # the generation too: in-place updates publish several generations in one collection
+        self.identity = f"{settings.qdrant_url}#{store.collection}@{self.name}"
 
     @classmethod
     def open(cls, settings: Settings) -> RemoteIndex:
@@ -59,7 +60,7 @@ class RemoteIndex:
                 f"no index named {alias!r} on the Qdrant server at {settings.qdrant_url}: "
                 "`python -m ingest build` with FINRAG_QDRANT_URL set prints the name of the "
                 "index it publishes (`finrag-...`); set FINRAG_QDRANT_INDEX to it")
-        manifest = probe.state()
+        manifest = probe.state() or _metadata_manifest(probe, collection)
         where = f"index {alias!r} on {settings.qdrant_url}"
         if not manifest:
             raise IndexUnavailable(f"{where} names collection {collection!r}, which has no "
@@ -67,7 +68,7 @@ class RemoteIndex:
                                    "ingest build --rebuild ...`")
         manifest = check_manifest(manifest, where)
         backend = manifest["backend"]
-        store = ServerStore.open(client, backend["collection"], backend["version"])
+        store = ServerStore.open(client, backend["collection"], backend.get("version"))
         return cls(settings, alias, store, manifest)
 
     def is_stale(self) -> bool:
@@ -79,6 +80,7 @@ class RemoteIndex:
         except Exception:  # noqa: BLE001 - any client failure: not a reason to switch
             return False
         return bool(now) and now.get("generation") != self.name
+
 
     def __len__(self) -> int:
         return int(self.manifest["chunks"])
@@ -149,3 +151,10 @@ class RemoteIndex:
                         "`python -m ingest build --rebuild ...`")
                 out[payload["chunk_id"]] = payload
         return out
+
+
+def _metadata_manifest(probe: ServerStore, collection: str) -> dict | None:
+    """The manifest a build of 2026-12-05 kept in the collection's metadata (before the state
+    point); such an index gets its state point from its next build, changed or not."""
+    info = probe._call("reading the manifest", probe.client.get_collection, collection)
+    return (info.config.metadata or {}).get("finrag")

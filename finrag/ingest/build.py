@@ -481,8 +481,12 @@ SUPERSEDED_GRACE_S = 5.0
 def _publish_server(settings: Settings) -> None:
     """Publish the generation CURRENT names to readers that have only the server: its manifest
     as the collection's state point, then the alias (`finrag-<id>`, FINRAG_QDRANT_INDEX) on
-    its collection; then delete the points it superseded. Each step is done only if it is not
-    yet, so a build killed after publishing CURRENT is completed by the next run."""
+    its collection; then delete what an update that died left and, after the grace wait, the
+    points this generation superseded. Each step is done only if it is not yet, so a build
+    killed after publishing CURRENT is completed by the next run. The generation before stays
+    readable on the server for the grace wait only (its directory is kept longer: a reader of
+    the data dir may hold it open, but it switches at its next search, as a reader by name
+    does)."""
     name = current_generation(settings.data_dir)
     if not settings.qdrant_url or name is None:
         return
@@ -498,22 +502,35 @@ def _publish_server(settings: Settings) -> None:
     client = client_for(settings)
     store = ServerStore(client, backend["collection"])
     try:
-        served = (store.state(["generation"]) or {}).get("generation")
-        if served != name:
+        if (store.state(["generation"]) or {}).get("generation") != name:
+            if "facets" not in manifest:  # a generation of 2026-12-05 kept them on the server
+                manifest = {**manifest, "facets": _facets_of(settings.data_dir, name)}
             store.publish_state(manifest)
             crash_point("stated")
         if store._call("reading aliases", aliased, client, alias) != backend["collection"]:
             point_alias(client, alias, backend["collection"])
         crash_point("aliased")
-        if store.superseded(backend["version"]):
-            if served not in (None, name):  # readers of the generation before may be searching
-                time.sleep(SUPERSEDED_GRACE_S)
-            store.drop_superseded(backend["version"])
-            crash_point("superseded")
+        if backend.get("versioned"):
+            store.roll_back(backend["version"])  # what an update that died left, unpublished
+            if store.superseded(backend["version"]):
+                time.sleep(SUPERSEDED_GRACE_S)  # readers of the one before may be searching
+                store.drop_superseded(backend["version"])
+                crash_point("superseded")
     except StoreError as exc:
         raise StoreError(f"{name} is published in {settings.data_dir}, but the server index "
                          f"{alias} could not be pointed at it ({exc}); run the build again "
                          "to finish") from None
+
+
+def _facets_of(data_dir: Path, name: str) -> dict:
+    from finrag.index import table_facets
+
+    con = sqlite3.connect(f"file:{data_dir / GENERATIONS / name / 'chunks.sqlite'}?mode=ro",
+                          uri=True)
+    try:
+        return table_facets(con)
+    finally:
+        con.close()
 
 
 def _drop_generation(settings: Settings, path: Path) -> None:

@@ -39,9 +39,8 @@ def index_alias(data_dir_id: str) -> str:
 def published_alias(backend: dict) -> str | None:
     """The alias readers with only the server give for the generation a manifest's `backend`
     describes; None for the embedded engine, or a server generation written before its points
-    carried their payloads and its collection its state point (versions, since 2026-12-06):
-    readers by name could not read it."""
-    if backend.get("kind") == "server" and backend.get("payloads") and backend.get("versioned"):
+    carried their payloads (readers by name could not read it)."""
+    if backend.get("kind") == "server" and backend.get("payloads"):
         return index_alias(backend["data_dir_id"])
     return None
 

@@ -385,3 +385,66 @@ def test_a_server_index_from_before_versions_is_rewritten_whole_then_updated_in_
     remove([world["aapl"]], writer)
     assert set(_answers(_by_name(writer))["facets"]["companies"]) == {"TSLA"}
     _tidy(server, writer)
+
+
+def test_a_killed_update_rerun_with_nothing_changed_leaves_no_trace(world, monkeypatch):
+    """Killed after writing some new points, then re-run with the files as indexed (nothing
+    to write): the dead build's points go anyway (idf would count them)."""
+    writer = _writer(world)
+    _build(writer, world["aapl"], world["tsla"])
+    before = _answers(_by_name(writer))
+
+    def kill(at: str) -> None:
+        if at == "vectors":
+            raise Died(at)
+
+    monkeypatch.setattr(finrag.generation, "crash_point", kill)
+    with pytest.raises(Died):
+        build([world["changed"]], writer, UntiedEmbedder(), word_count)
+    monkeypatch.setattr(finrag.generation, "crash_point", lambda at: None)
+    report = _build(writer, world["aapl"], world["tsla"])
+    assert not report.published and {f.status for f in report.filings} == {"skipped"}
+    assert _answers(_by_name(writer)) == before
+    _tidy(world["server"], writer)
+
+
+def test_asking_by_name_sees_the_companies_and_facts_of_each_generation(world):
+    """`ask` keeps companies and facts per generation: an update in place (same collection)
+    must not leave a reader on the old generation's."""
+    from finrag.ask import companies_of
+
+    writer = _writer(world)
+    _build(writer, world["aapl"])
+    searcher = HybridSearcher(_by_name(writer), UntiedEmbedder())
+    try:
+        searcher.search("net sales", Filters(), 5)
+        assert set(companies_of(searcher.index)[0]) == {"AAPL"}
+        _build(writer, world["tsla"])
+        searcher.search("net sales", Filters(), 5)  # follows the new generation
+        assert set(companies_of(searcher.index)[0]) == {"AAPL", "TSLA"}
+        assert searcher.index.facts(tickers=["TSLA"])
+    finally:
+        searcher.close()
+
+
+def test_an_index_of_the_day_before_state_points_is_read_by_name_then_upgraded(world):
+    """A server index of 2026-12-05 kept its manifest in the collection's metadata and had no
+    versions: readers by name still open it, and its next build, even one that changes
+    nothing, gives it a state point."""
+    server, writer = world["server"], _writer(world)
+    _build(writer, world["aapl"])
+    path = writer.data_dir / "generations" / "gen-000001" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    facets = manifest.pop("facets")
+    for key in ("versioned", "version"):
+        del manifest["backend"][key]
+    path.write_text(json.dumps(manifest))
+    collection = manifest["backend"]["collection"]
+    server.update_collection(collection, metadata={"finrag": {**manifest, "facets": facets}})
+    server.delete(collection, points_selector=models.PointIdsList(points=[STATE_ID]))
+    before = _answers(_by_name(writer))
+    assert set(before["facets"]["companies"]) == {"AAPL"}
+    assert not _build(writer, world["aapl"]).published  # nothing changed
+    state = server.retrieve(collection, ids=[STATE_ID])[0].payload
+    assert state["generation"] == "gen-000001" and state["facets"] == facets
+    assert _answers(_by_name(writer)) == before
