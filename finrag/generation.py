@@ -49,7 +49,7 @@ def write_generation(
     tmp = _start(settings, name)
     _write_chunks(tmp / "chunks.sqlite", chunks)
     _write_facts(tmp / "chunks.sqlite", facts or [])
-    avgdl = average_length([bm25_terms(c) for c in chunks])
+    avgdl = average_length(len(bm25_terms(c)) for c in chunks)
     dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
     store, backend = _create_store(settings, tmp, name, dim)
     _write_points(store, chunks, vectors, avgdl)

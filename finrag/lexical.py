@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 
 K1, B = 1.5, 0.75
 
@@ -35,9 +36,14 @@ def term_id(term: str) -> int:
     return zlib.crc32(term.encode())
 
 
-def average_length(docs: list[list[str]]) -> float:
-    """Mean terms per document (1.0 for none, so a first filing added alone has a length)."""
-    return sum(map(len, docs)) / len(docs) if docs and any(docs) else 1.0
+def average_length(lengths: Iterable[int]) -> float:
+    """Mean terms per document, from each document's term count (1.0 for none, so a first
+    filing added alone has a length). Takes counts, not term lists: a build streams them, so
+    a million chunks' terms are never held at once."""
+    total = count = 0
+    for n in lengths:
+        total, count = total + n, count + 1
+    return total / count if total else 1.0
 
 
 def document_vector(terms: list[str], avgdl: float, *, k1: float = K1,

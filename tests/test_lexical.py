@@ -44,7 +44,7 @@ def _reference(corpus, query) -> np.ndarray:
 
 
 def _points(corpus):
-    avgdl = average_length(corpus)
+    avgdl = average_length(map(len, corpus))
     rng = np.random.default_rng(0)
     return [StorePoint(f"c{i:04d}", rng.normal(size=4).astype(np.float32),
                        document_vector(doc, avgdl),
@@ -108,7 +108,8 @@ def test_edge_cases(store, corpus):
     assert store.search_terms(query_vector([]), Filters(), 5) == []
     assert store.search_terms(query_vector(["zzzunseen"]), Filters(), 5) == []
     assert store.search_terms(query_vector(["revenue"]), Filters(tickers=["NONE"]), 5) == []
-    assert average_length([]) == 1.0
+    assert average_length([]) == 1.0 and average_length([0, 0]) == 1.0
+    assert average_length(iter([3, 5])) == 4.0  # counts, streamed
 
 
 def test_terms_sharing_a_dimension_add_up_instead_of_repeating_it():
