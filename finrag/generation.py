@@ -54,7 +54,7 @@ def write_generation(
     store, backend = _create_store(settings, tmp, name, dim)
     _write_points(store, chunks, vectors, avgdl)
     if store.keeps_payloads:
-        store.write_facts(_fact_payloads(facts or [], 0))
+        store.write_facts(_fact_payloads(facts or []))
     backend.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
     crash_point("flush")
     manifest = {
@@ -71,7 +71,7 @@ def write_generation(
         "facts": len(facts or []),
     }
     if store.keeps_payloads:  # published on the server too, for readers with only its URL
-        manifest["facets"] = _facets(tmp / "chunks.sqlite")
+        manifest["facets"] = table_facets_at(tmp / "chunks.sqlite")
     store.close()
     return _finish(settings, tmp, name, manifest)
 
@@ -105,7 +105,7 @@ def write_update(
         _write_points(store, chunks, vectors, avgdl, born=version)
         store.write_facts(_fact_payloads(facts, first_fact_row, born=version))
         backend = {**manifest["backend"], "version": version}
-        manifest["facets"] = _facets(table)
+        manifest["facets"] = table_facets_at(table)
     else:
         from finrag.store.edge import EdgeStore
 
@@ -289,7 +289,8 @@ def _payload(chunk: Chunk, *, whole: bool, born: int | None = None) -> dict:
     return payload
 
 
-def _fact_payloads(facts: list[Fact], first_row: int, born: int | None = None) -> list[dict]:
+def _fact_payloads(facts: list[Fact], first_row: int = 0,
+                   born: int | None = None) -> list[dict]:
     """Each fact as a server keeps it: its filter fields, its place in document order (its row
     in the facts table) and the whole record; `born` as for `_write_points`."""
     return [{**{c: getattr(f, c) for c in FACT_COLUMNS}, "row": first_row + i,
@@ -297,8 +298,8 @@ def _fact_payloads(facts: list[Fact], first_row: int, born: int | None = None) -
             for i, f in enumerate(facts)]
 
 
-def _facets(table: Path) -> dict:
-    """The coverage facets of the chunk table just written, as `Index.facets` reads them."""
+def table_facets_at(table: Path) -> dict:
+    """The coverage facets of a generation's chunk table, as `Index.facets` reads them."""
     con = sqlite3.connect(table)
     try:
         return table_facets(con)

@@ -81,7 +81,6 @@ class RemoteIndex:
             return False
         return bool(now) and now.get("generation") != self.name
 
-
     def __len__(self) -> int:
         return int(self.manifest["chunks"])
 

@@ -30,7 +30,7 @@ from finrag.cache import EmbeddingCache
 from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.generation import publish, write_generation, write_update
+from finrag.generation import publish, table_facets_at, write_generation, write_update
 from finrag.index import (
     GENERATIONS,
     Index,
@@ -504,7 +504,8 @@ def _publish_server(settings: Settings) -> None:
     try:
         if (store.state(["generation"]) or {}).get("generation") != name:
             if "facets" not in manifest:  # a generation of 2026-12-05 kept them on the server
-                manifest = {**manifest, "facets": _facets_of(settings.data_dir, name)}
+                manifest = {**manifest, "facets": table_facets_at(
+                    settings.data_dir / GENERATIONS / name / "chunks.sqlite")}
             store.publish_state(manifest)
             crash_point("stated")
         if store._call("reading aliases", aliased, client, alias) != backend["collection"]:
@@ -520,17 +521,6 @@ def _publish_server(settings: Settings) -> None:
         raise StoreError(f"{name} is published in {settings.data_dir}, but the server index "
                          f"{alias} could not be pointed at it ({exc}); run the build again "
                          "to finish") from None
-
-
-def _facets_of(data_dir: Path, name: str) -> dict:
-    from finrag.index import table_facets
-
-    con = sqlite3.connect(f"file:{data_dir / GENERATIONS / name / 'chunks.sqlite'}?mode=ro",
-                          uri=True)
-    try:
-        return table_facets(con)
-    finally:
-        con.close()
 
 
 def _drop_generation(settings: Settings, path: Path) -> None:

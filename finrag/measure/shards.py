@@ -36,43 +36,19 @@ from finrag.models import Filters
 
 def run(data_dir: Path | None, shards: list[int], queries: list[tuple[str, Filters]],
         k: int = 10) -> dict:
-    from finrag.index import Index
-    from finrag.lexical import document_vector, query_vector
-    from finrag.search import bm25_tokens
-    from finrag.store.base import StorePoint
     from finrag.store.edge import EdgeStore
-    from finrag.views import bm25_terms
-    from finrag.vocabulary import expand
 
-    index = Index.open(Settings.from_env(data_dir), tables_only=True)
-    try:
-        chunks = index.all_chunks()
-        avgdl = index.manifest["bm25"]["avgdl"]
-    finally:
-        index.close()
-    zero = np.zeros(4, dtype=np.float32)
-    points = [StorePoint(c.chunk_id, zero, document_vector(bm25_terms(c), avgdl),
-                         {"ticker": c.ticker, "fiscal_year": c.fiscal_year,
-                          "chunk_type": c.chunk_type, "filing_key": c.filing_key})
-              for c in chunks]
-    asked = [(query_vector(bm25_tokens(text, expand(text))), f) for text, f in queries]
+    chunks, point = _corpus(data_dir)
+    points = [point(c) for c in chunks]
+    asked = _asked(queries)
     work = Path(tempfile.mkdtemp(prefix="finrag-shards-"))
     try:
         lists = {n: _lists(work / f"s{n}", n, points, asked, k, EdgeStore) for n in [1, *shards]}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    out = {"chunks": len(chunks), "queries": len(queries), "k": k, "by_shards": {}}
-    for n in shards:
-        overlap = [len(set(a) & set(b)) / max(1, len(a)) for a, b in zip(lists[1], lists[n])]
-        same_first = [bool(a) and bool(b) and a[0] == b[0] for a, b in zip(lists[1], lists[n])]
-        same = [a == b for a, b in zip(lists[1], lists[n])]
-        out["by_shards"][n] = {
-            "chunks_per_shard": len(chunks) // n,
-            "top_k_overlap_mean": round(float(np.mean(overlap)), 3),
-            "top_k_overlap_min": round(float(np.min(overlap)), 3),
-            "same_first_hit": round(float(np.mean(same_first)), 3),
-            "identical_lists": round(float(np.mean(same)), 3)}
-    return out
+    return {"chunks": len(chunks), "queries": len(queries), "k": k,
+            "by_shards": {n: {"chunks_per_shard": len(chunks) // n,
+                              **_compare(list(zip(lists[1], lists[n])))} for n in shards}}
 
 
 PENDING = "pending"  # the chunk type of the copies `in_flight` adds: every query filters them out
@@ -82,13 +58,35 @@ def in_flight(data_dir: Path | None, queries: list[tuple[str, Filters]], k: int 
               filings: int = 0) -> dict:
     """BM25 top-k with each filing's points twice (the copy filtered out of every query, as an
     update's new points are for the old generation's readers) against the index alone."""
-    from finrag.index import Index
-    from finrag.lexical import document_vector, query_vector
-    from finrag.search import bm25_tokens
-    from finrag.store.base import StorePoint
     from finrag.store.edge import EdgeStore
+
+    chunks, point = _corpus(data_dir)
+    kinds = sorted({c.chunk_type for c in chunks})
+    asked = [(terms, f if f.chunk_types else f.model_copy(update={"chunk_types": kinds}))
+             for terms, f in _asked(queries)]
+    points = [point(c) for c in chunks]
+    all_keys = sorted({c.filing_key for c in chunks})
+    keys = all_keys[:filings] if filings else all_keys
+    work = Path(tempfile.mkdtemp(prefix="finrag-in-flight-"))
+    pairs = []
+    try:
+        alone = _lists(work / "alone", 1, points, asked, k, EdgeStore)
+        for i, key in enumerate(keys):
+            copy = [point(c, "@new", PENDING) for c in chunks if c.filing_key == key]
+            pairs += zip(alone, _lists(work / f"f{i}", 1, points + copy, asked, k, EdgeStore))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {"chunks": len(chunks), "filings": len(keys), "queries": len(queries), "k": k,
+            "chunks_per_filing": round(len(chunks) / max(1, len(all_keys))), **_compare(pairs)}
+
+
+def _corpus(data_dir: Path | None):
+    """The index's chunks, and a function making a chunk's BM25-only point (`suffix` on its id
+    and another chunk type for a copy)."""
+    from finrag.index import Index
+    from finrag.lexical import document_vector
+    from finrag.store.base import StorePoint
     from finrag.views import bm25_terms
-    from finrag.vocabulary import expand
 
     index = Index.open(Settings.from_env(data_dir), tables_only=True)
     try:
@@ -103,32 +101,26 @@ def in_flight(data_dir: Path | None, queries: list[tuple[str, Filters]], k: int 
                           {"ticker": c.ticker, "fiscal_year": c.fiscal_year,
                            "chunk_type": kind or c.chunk_type, "filing_key": c.filing_key})
 
-    kinds = sorted({c.chunk_type for c in chunks})
-    asked = [(query_vector(bm25_tokens(text, expand(text))),
-              f if f.chunk_types else f.model_copy(update={"chunk_types": kinds}))
-             for text, f in queries]
-    points = [point(c) for c in chunks]
-    keys = sorted({c.filing_key for c in chunks})
-    keys = keys[:filings] if filings else keys
-    work = Path(tempfile.mkdtemp(prefix="finrag-in-flight-"))
-    overlap, same_first, same = [], [], []
-    try:
-        alone = _lists(work / "alone", 1, points, asked, k, EdgeStore)
-        for i, key in enumerate(keys):
-            copy = [point(c, "@new", PENDING) for c in chunks if c.filing_key == key]
-            doubled = _lists(work / f"f{i}", 1, points + copy, asked, k, EdgeStore)
-            for a, b in zip(alone, doubled):
-                overlap.append(len(set(a) & set(b)) / max(1, len(a)))
-                same_first.append(bool(a) and bool(b) and a[0] == b[0])
-                same.append(a == b)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return {"chunks": len(chunks), "filings": len(keys), "queries": len(queries), "k": k,
-            "chunks_per_filing": round(len(chunks) / max(1, len({c.filing_key for c in chunks}))),
-            "top_k_overlap_mean": round(float(np.mean(overlap)), 3),
+    return chunks, point
+
+
+def _asked(queries: list[tuple[str, Filters]]) -> list[tuple]:
+    """Each query's BM25 terms (as search makes them), with its filter."""
+    from finrag.lexical import query_vector
+    from finrag.search import bm25_tokens
+    from finrag.vocabulary import expand
+
+    return [(query_vector(bm25_tokens(text, expand(text))), f) for text, f in queries]
+
+
+def _compare(pairs: list[tuple[list[str], list[str]]]) -> dict:
+    """How alike each (reference, other) pair of top-k lists is, averaged."""
+    overlap = [len(set(a) & set(b)) / max(1, len(a)) for a, b in pairs]
+    return {"top_k_overlap_mean": round(float(np.mean(overlap)), 3),
             "top_k_overlap_min": round(float(np.min(overlap)), 3),
-            "same_first_hit": round(float(np.mean(same_first)), 3),
-            "identical_lists": round(float(np.mean(same)), 3)}
+            "same_first_hit": round(float(np.mean([bool(a) and bool(b) and a[0] == b[0]
+                                                    for a, b in pairs])), 3),
+            "identical_lists": round(float(np.mean([a == b for a, b in pairs])), 3)}
 
 
 def _lists(folder: Path, n: int, points, asked, k: int, store_type) -> list[list[str]]:

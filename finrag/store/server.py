@@ -218,17 +218,14 @@ class ServerStore:
 
     def superseded(self, version: int) -> bool:
         """Some points or facts generation `version` no longer sees are still kept."""
-        gone = models.Filter(must=[models.FieldCondition(key="until",
-                                                         range=models.Range(lte=version))])
-        return any(self._call("counting", self.client.count, name, count_filter=gone,
-                              exact=True).count
+        return any(self._call("counting", self.client.count, name, exact=True,
+                              count_filter=_ended_by(version)).count
                    for name in (self.collection, self.facts_collection))
 
     def drop_superseded(self, version: int) -> None:
         """Delete the points and facts generation `version` no longer sees (`until <= version`):
         what its readers, and those of every later generation, never read."""
-        gone = models.Filter(must=[models.FieldCondition(key="until",
-                                                         range=models.Range(lte=version))])
+        gone = _ended_by(version)
         for name in (self.collection, self.facts_collection):
             self._call("cleaning up", self.client.delete, name, wait=True,
                        points_selector=models.FilterSelector(filter=gone))
@@ -239,13 +236,6 @@ class ServerStore:
             models.FieldCondition(key="born", range=models.Range(gt=self.version)),
             models.FieldCondition(key="until", range=models.Range(lte=self.version))]
         return models.Filter(must=must or None, must_not=must_not) if must or must_not else None
-
-    def delete_filings(self, filing_keys: list[str]) -> None:
-        if filing_keys:
-            self._call("deleting", self.client.delete, self.collection, wait=True,
-                       points_selector=models.FilterSelector(filter=models.Filter(must=[
-                           models.FieldCondition(key="filing_key",
-                                                 match=models.MatchAny(any=list(filing_keys)))])))
 
     def search(self, vector: np.ndarray, filters: Filters, limit: int) -> list[tuple[str, float]]:
         response = self._call(
@@ -301,6 +291,12 @@ class ServerStore:
                 "server at FINRAG_QDRANT_URL (a collection deleted there comes back with "
                 "`python -m ingest build --rebuild ...`)"
             ) from None
+
+
+def _ended_by(version: int) -> models.Filter:
+    """The points an update to generation `version` (or an earlier one) took out."""
+    return models.Filter(must=[models.FieldCondition(key="until",
+                                                     range=models.Range(lte=version))])
 
 
 def _fact_id(fact: dict) -> int | str:
