@@ -229,7 +229,8 @@ def _recording(world, writer: Settings, steps: list):
     return held, observe
 
 
-def test_readers_see_only_one_generations_chunks_at_every_step_of_a_server_update(world, monkeypatch):
+def test_readers_see_only_one_generations_chunks_at_every_step_of_a_server_update(
+        world, monkeypatch):
     """A reader by name sees the old generation's chunks, and only those, until the state
     point moves, then the new one's; one that opened before follows; a reader of the data dir
     switches at CURRENT. Checked at every point of the update's write path, and inside the
