@@ -22,11 +22,15 @@ from finrag.config import EMBED_DIM, Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
 from finrag.index import (
+    BASE,
     CURRENT,
     FORMAT_VERSION,
     GENERATIONS,
+    TABLE,
     Index,
     generation_number,
+    has_base,
+    open_table,
     table_facets,
 )
 from finrag.lexical import K1, B, average_length, document_vector
@@ -47,8 +51,8 @@ def write_generation(
 ) -> Path:
     """Write a complete generation under a temporary name, then rename it into place."""
     tmp = _start(settings, name)
-    _write_chunks(tmp / "chunks.sqlite", chunks)
-    _write_facts(tmp / "chunks.sqlite", facts or [])
+    _write_chunks(tmp / TABLE, chunks)
+    _write_facts(tmp / TABLE, facts or [])
     avgdl = average_length(len(bm25_terms(c)) for c in chunks)
     dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
     store, backend = _create_store(settings, tmp, name, dim)
@@ -71,7 +75,7 @@ def write_generation(
         "facts": len(facts or []),
     }
     if store.keeps_payloads:  # published on the server too, for readers with only its URL
-        manifest["facets"] = table_facets_at(tmp / "chunks.sqlite")
+        manifest["facets"] = table_facets_at(tmp)
     store.close()
     return _finish(settings, tmp, name, manifest)
 
@@ -82,14 +86,15 @@ def write_update(
 ) -> Path:
     """A generation that is `base` with the filings `drop` (filing keys) taken out and `chunks`
     and `facts` (of other or the same filings) put in; unchanged chunks are neither rewritten
-    nor re-embedded. The chunk table is copied from `base` and changed there. The embedded
-    engine's shard is copied and changed the same way. A server collection is shared by its
+    nor re-embedded. The chunk table is written as a delta over the last table written whole
+    (`_start_tables`). The embedded engine's shard is copied, sharing its sealed files, and
+    changed there. A server collection is shared by its
     readers, so it is changed in place under versioned visibility (`ServerStore`): the
     dropped filings' points are marked as ending at this generation and the new ones as
     starting there, which readers of `base` do not see."""
     tmp = _start(settings, name)
-    table = tmp / "chunks.sqlite"
-    shutil.copyfile(base.path / "chunks.sqlite", table)
+    table = tmp / TABLE
+    _start_tables(base.path, tmp)
     crash_point("copied")
     counts, first_fact_row = _update_tables(table, drop, chunks, facts)
     manifest = dict(base.manifest)
@@ -105,7 +110,7 @@ def write_update(
         _write_points(store, chunks, vectors, avgdl, born=version)
         store.write_facts(_fact_payloads(facts, first_fact_row, born=version))
         backend = {**manifest["backend"], "version": version}
-        manifest["facets"] = table_facets_at(table)
+        manifest["facets"] = table_facets_at(tmp)
     else:
         from finrag.store.edge import EdgeStore
 
@@ -115,7 +120,8 @@ def write_update(
         backend = {**manifest["backend"], **store.finish(optimize=False)}
     crash_point("flush")
     store.close()
-    manifest.update(generation=name, backend=backend, updated_from=base.name, **counts)
+    manifest.update(generation=name, backend=backend, updated_from=base.name,
+                    format=FORMAT_VERSION, **counts)
     return _finish(settings, tmp, name, manifest)
 
 
@@ -155,7 +161,9 @@ def publish(data_dir: Path, name: str) -> None:
 FILTER_INDEX = "CREATE INDEX chunks_by_filter ON chunks (ticker, fiscal_year, chunk_type, company)"
 
 
-def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
+def _write_chunks(path: Path, chunks: list[Chunk], *, delta: bool = False) -> None:
+    """The chunk table; a `delta` (`_start_tables`) has it empty, with the list of its base's
+    filings it takes out."""
     con = sqlite3.connect(path)
     con.execute(
         "CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, ticker TEXT,"
@@ -164,8 +172,11 @@ def _write_chunks(path: Path, chunks: list[Chunk]) -> None:
     )
     con.execute("CREATE INDEX chunks_by_filing ON chunks (filing_key)")
     con.execute(FILTER_INDEX)
+    if delta:
+        con.execute("CREATE TABLE dropped (filing_key TEXT PRIMARY KEY)")
     _insert_chunks(con, chunks, 0)
-    crash_point("chunks")  # rows written, not committed
+    if not delta:
+        crash_point("chunks")  # rows written, not committed
     con.commit()
     con.close()
 
@@ -183,26 +194,93 @@ def _insert_chunks(con: sqlite3.Connection, chunks: list[Chunk], first_row: int)
 
 def _update_tables(path: Path, drop: list[str], chunks: list[Chunk],
                    facts: list[Fact]) -> tuple[dict, int]:
-    """Take the filings `drop` out of a copied chunk table and put `chunks` and `facts` in,
-    in one transaction; returns the new counts for the manifest and the first new fact's row."""
-    con = sqlite3.connect(path)
-    con.execute(FILTER_INDEX.replace("INDEX", "INDEX IF NOT EXISTS"))  # tables written before it
+    """Take the filings `drop` out of the update's tables (`_start_tables`) and put `chunks`
+    and `facts` in, in one transaction; returns the new counts for the manifest and the first
+    new fact's row. Over a base, a dropped filing's rows in the delta are deleted and the
+    filing is listed in `dropped`, which hides its rows in the base."""
+    con = sqlite3.connect(f"file:{path}", uri=True)
+    base = (path.parent / BASE).exists()
+    if base:
+        con.execute("ATTACH DATABASE ? AS base", (f"file:{path.parent / BASE}?mode=ro",))
+    else:
+        con.execute(FILTER_INDEX.replace("INDEX", "INDEX IF NOT EXISTS"))  # tables before it
     marks = ",".join("?" * len(drop))
     for table in ("chunks", "facts"):
-        con.execute(f"DELETE FROM {table} WHERE filing_key IN ({marks})", drop)
+        con.execute(f"DELETE FROM main.{table} WHERE filing_key IN ({marks})", drop)
+    if base:  # those of them the base holds
+        for table in ("chunks", "facts"):
+            con.execute(f"INSERT OR IGNORE INTO dropped SELECT DISTINCT filing_key FROM"
+                        f" base.{table} WHERE filing_key IN ({marks})", drop)
     _insert_chunks(con, chunks, _next_row(con, "chunks"))
     first_fact_row = _next_row(con, "facts")
     _insert_facts(con, facts, first_fact_row)
     crash_point("chunks")  # rows written, not committed
     con.commit()
-    counts = {"chunks": con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
-              "facts": con.execute("SELECT COUNT(*) FROM facts").fetchone()[0]}
+    counts = {table: _count(con, table, base) for table in ("chunks", "facts")}
     con.close()
     return counts, first_fact_row
 
 
+def _count(con: sqlite3.Connection, table: str, base: bool) -> int:
+    """Rows of `table`; over a base, its rows (a count SQLite reads from its smallest index)
+    less those of its dropped filings (read by filing) plus the delta's."""
+    n = con.execute(f"SELECT COUNT(*) FROM main.{table}").fetchone()[0]
+    if base:
+        n += con.execute(f"SELECT COUNT(*) FROM base.{table}").fetchone()[0]
+        n -= con.execute(f"SELECT COUNT(*) FROM base.{table} WHERE filing_key IN"
+                         " (SELECT filing_key FROM main.dropped)").fetchone()[0]
+    return n
+
+
 def _next_row(con: sqlite3.Connection, table: str) -> int:
-    return con.execute(f"SELECT COALESCE(MAX(row), -1) + 1 FROM {table}").fetchone()[0]
+    """After every row of `table`, the base's included: rows number document order."""
+    tables = [table] + ([f"base.{table}"] if has_base(con) else [])
+    return max(con.execute(f"SELECT COALESCE(MAX(row), -1) + 1 FROM {t}").fetchone()[0]
+               for t in tables)
+
+
+# An update writes its chunk and fact tables as a delta over the last ones written whole (the
+# base), until the delta holds more than this share of the base's chunks: then it writes them
+# whole again, so a delta's copy stays small and a lookup reads two tables at most.
+DELTA_SHARE = 0.125
+
+
+def _start_tables(source: Path, tmp: Path) -> None:
+    """The tables of an update of generation directory `source`, in `tmp`: its base shared (a
+    hard link to a file no one writes again) and its delta copied; or, for an update of a
+    generation written whole, that generation's tables as the base and an empty delta; or,
+    once the delta has grown past `DELTA_SHARE`, the two merged into tables written whole."""
+    if not (source / BASE).exists():
+        _share(source / TABLE, tmp / BASE)
+        _write_chunks(tmp / TABLE, [], delta=True)
+        _write_facts(tmp / TABLE, [])
+        return
+    con = open_table(source)
+    try:
+        delta, whole = (con.execute(f"SELECT COUNT(*) FROM {db}.chunks").fetchone()[0]
+                        for db in ("main", "base"))
+    finally:
+        con.close()
+    if delta <= DELTA_SHARE * whole:
+        _share(source / BASE, tmp / BASE)
+        shutil.copyfile(source / TABLE, tmp / TABLE)
+        return
+    shutil.copyfile(source / BASE, tmp / TABLE)  # merged: the base less its dropped filings
+    con = sqlite3.connect(f"file:{tmp / TABLE}", uri=True)  # plus the delta's rows
+    con.execute("ATTACH DATABASE ? AS delta", (f"file:{source / TABLE}?mode=ro",))
+    for name in ("chunks", "facts"):
+        con.execute(f"DELETE FROM {name} WHERE filing_key IN"
+                    " (SELECT filing_key FROM delta.dropped)")
+        con.execute(f"INSERT INTO {name} SELECT * FROM delta.{name}")
+    con.commit()
+    con.close()
+
+
+def _share(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # no hard links on this filesystem: a copy reads the same
+        shutil.copyfile(source, target)
 
 
 FACT_COLUMNS = ("ticker", "fiscal_year", "period_fiscal_year", "filing_key", "concept",
@@ -298,9 +376,9 @@ def _fact_payloads(facts: list[Fact], first_row: int = 0,
             for i, f in enumerate(facts)]
 
 
-def table_facets_at(table: Path) -> dict:
+def table_facets_at(directory: Path) -> dict:
     """The coverage facets of a generation's chunk table, as `Index.facets` reads them."""
-    con = sqlite3.connect(table)
+    con = open_table(directory)
     try:
         return table_facets(con)
     finally:

@@ -9,7 +9,11 @@ Layout of a data directory::
         chunks.sqlite       payloads + the filter columns (ticker, fiscal_year, chunk_type), page,
                             text signature; indexed by chunk id, filing and filters, so a reader
                             reads only the rows of the chunks it shows and loads nothing at open;
-                            and the `facts` table (statement facts, by ticker and fiscal year)
+                            and the `facts` table (statement facts, by ticker and fiscal year).
+                            A generation an update wrote holds here only what changed since
+                            the last tables written whole, with the filings it takes out of
+                            them (`dropped`), and shares those tables as
+        base.sqlite         a hard link to the last chunks.sqlite written whole (`open_table`)
         vectors/            Qdrant edge shard (embedded backend only): per chunk a dense
                             page-context vector and its BM25 terms as a sparse vector, with the
                             filter fields (a server keeps the same points in a collection)
@@ -22,7 +26,8 @@ Layout of a data directory::
                             so readers given its alias need no data dir (finrag.remote)
 
 Readers never see a half-built index: a build writes a new generation under a temporary name
-(whole, or as a copy of the published one with some filings replaced), renames it into place,
+(whole, or from the published one with some filings replaced, sharing its files that no one
+writes again and copying the rest), renames it into place,
 and only then points CURRENT at it (finrag.generation). A reader keeps
 serving the generation it opened and switches when CURRENT names another one
 (`Index.is_stale`).
@@ -53,7 +58,11 @@ from finrag.vocabulary import PHRASES_FINGERPRINT
 # 6: chunks.sqlite has a `facts` table: the statement facts extracted at ingest (`Index.facts`)
 # 7: BM25 lives in the engine as sparse vectors beside the dense ones (named "dense" and "bm25");
 # no bm25/ arrays; chunk and fact tables indexed by filing (in-place updates)
-FORMAT_VERSION = 7
+# 8: an in-place update's tables are a delta over the last ones written whole (`base.sqlite`,
+# `open_table`). A format-7 generation (whole tables) reads the same and is still read; a
+# finrag of format 7 refuses a format-8 one instead of reading its delta alone
+FORMAT_VERSION = 8
+READABLE_FORMATS = {7, 8}
 CURRENT = "CURRENT"
 GENERATIONS = "generations"
 
@@ -105,7 +114,8 @@ def check_manifest(manifest: dict, where: str) -> dict:
     expected = {"format": FORMAT_VERSION, "model": MODEL_NAME, "tokenizer": TOKENIZER_VERSION,
                 "phrases": PHRASES_FINGERPRINT}
     for key, want in expected.items():
-        if manifest.get(key) != want:
+        if manifest.get(key) != want and not (key == "format"
+                                               and manifest.get(key) in READABLE_FORMATS):
             reason = (f"{where} was built with {key}={manifest.get(key)!r}, "
                       f"this finrag uses {want!r}")
             raise IndexUnavailable(
@@ -125,6 +135,31 @@ def open_index(settings: Settings):
     return Index.open(settings)
 
 
+TABLE, BASE = "chunks.sqlite", "base.sqlite"
+
+
+def open_table(directory: Path) -> sqlite3.Connection:
+    """A generation's chunk and fact tables, read-only. A generation written whole holds them in
+    `chunks.sqlite`. One written by an in-place update holds there only what changed since the
+    last table written whole, which it shares as `base.sqlite` (a hard link, never written
+    again): the rows added since, and the filings taken out of the base (`dropped`). The
+    connection shows the two as one `chunks` and one `facts` (temporary views, through which
+    a lookup by chunk id, filing or filter still reaches both tables' indexes)."""
+    con = sqlite3.connect(f"file:{directory / TABLE}?mode=ro&immutable=1", uri=True,
+                          check_same_thread=False)
+    if (directory / BASE).exists():
+        con.execute("ATTACH DATABASE ? AS base", (f"file:{directory / BASE}?mode=ro&immutable=1",))
+        for table in ("chunks", "facts"):
+            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM base.{table} WHERE filing_key"
+                        f" NOT IN (SELECT filing_key FROM main.dropped)"
+                        f" UNION ALL SELECT * FROM main.{table}")
+    return con
+
+
+def has_base(con: sqlite3.Connection) -> bool:
+    return any(row[1] == "base" for row in con.execute("PRAGMA database_list"))
+
+
 def indexed_sources(data_dir: Path) -> list[str]:
     """The source files of the published generation's filings (as they were given to ingest),
     read from its chunk table alone, so it answers for an index of another format too; [] when
@@ -132,9 +167,9 @@ def indexed_sources(data_dir: Path) -> list[str]:
     name = current_generation(data_dir)
     if name is None:
         return []
-    path = data_dir / GENERATIONS / name / "chunks.sqlite"
+    path = data_dir / GENERATIONS / name / TABLE
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = open_table(path.parent)
         try:
             rows = con.execute(
                 "SELECT DISTINCT json_extract(payload, '$.source') FROM chunks").fetchall()
@@ -146,13 +181,35 @@ def indexed_sources(data_dir: Path) -> list[str]:
     return sorted(r[0] or "" for r in rows)
 
 
+_GROUPS = "GROUP BY ticker, fiscal_year, chunk_type, company"
+FACETS = ("SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks "
+          f"{_GROUPS} ORDER BY ticker, fiscal_year, chunk_type, company")
+# Over a base and a delta (`open_table`): the base's counts (its covering index) less those of
+# its filings taken out (read by filing) plus the delta's, so no base row is read but those.
+_COUNTS = "SELECT ticker, company, fiscal_year, chunk_type, {sign}COUNT(*) AS n FROM {rows}"
+FACETS_OVER_BASE = (
+    "SELECT ticker, company, fiscal_year, chunk_type, SUM(n) FROM ("
+    + _COUNTS.format(sign="", rows=f"base.chunks {_GROUPS}") + " UNION ALL "
+    + _COUNTS.format(sign="-", rows="base.chunks WHERE filing_key IN (SELECT filing_key FROM"
+                     f" main.dropped) {_GROUPS}") + " UNION ALL "
+    + _COUNTS.format(sign="", rows=f"main.chunks {_GROUPS}")
+    + f") {_GROUPS} HAVING SUM(n) > 0 ORDER BY ticker, fiscal_year, chunk_type, company")
+
+
+# Each filing's chunk count and first row, from the filing index alone (over a base, summed
+# over the two tables: a view's GROUP BY would read the base's rows)
+FILINGS = "SELECT filing_key, COUNT(*), MIN(row) FROM chunks GROUP BY filing_key"
+FILINGS_OVER_BASE = (
+    "SELECT filing_key, SUM(n), MIN(r) FROM (SELECT filing_key, COUNT(*) AS n, MIN(row) AS r"
+    " FROM base.chunks WHERE filing_key NOT IN (SELECT filing_key FROM main.dropped)"
+    " GROUP BY filing_key UNION ALL SELECT filing_key, COUNT(*), MIN(row) FROM main.chunks"
+    " GROUP BY filing_key) GROUP BY filing_key")
+
+
 def table_facets(db: sqlite3.Connection) -> dict:
     """What a chunk table holds (read from its covering filter index alone): companies by
     ticker, the fiscal years, and per ticker x fiscal year the chunk count of each type."""
-    rows = db.execute(
-        "SELECT ticker, company, fiscal_year, chunk_type, COUNT(*) FROM chunks"
-        " GROUP BY ticker, fiscal_year, chunk_type, company ORDER BY ticker, fiscal_year"
-    ).fetchall()
+    rows = db.execute(FACETS_OVER_BASE if has_base(db) else FACETS).fetchall()
     companies = {t: c for t, c, *_ in rows}
     counts: dict[str, dict] = {}
     for ticker, _, year, kind, n in rows:
@@ -176,10 +233,7 @@ class Index:
         self.name = name
         self.path = settings.data_dir / GENERATIONS / name
         self.manifest = read_manifest(settings.data_dir, name)
-        self._db = sqlite3.connect(
-            f"file:{self.path / 'chunks.sqlite'}?mode=ro&immutable=1", uri=True,
-            check_same_thread=False,
-        )
+        self._db = open_table(self.path)
         self._current_stat: tuple | None = None  # CURRENT's (inode, mtime, size) when last read
         self._current_name: str | None = None
         self.vectors = None
@@ -316,11 +370,19 @@ class Index:
     def filings(self) -> dict[str, dict]:
         """filing key -> {"source": the file its chunks were read from (as given to ingest),
         "ticker", "fiscal_year", "chunks": how many}."""
-        rows = self._db.execute(
-            "SELECT filing_key, MIN(json_extract(payload, '$.source')), MIN(ticker),"
-            " MIN(fiscal_year), COUNT(*) FROM chunks GROUP BY filing_key").fetchall()
-        return {key: {"source": source or "", "ticker": ticker, "fiscal_year": year,
-                      "chunks": n} for key, source, ticker, year, n in rows}
+        counts = self._db.execute(FILINGS_OVER_BASE if has_base(self._db) else FILINGS
+                                  ).fetchall()
+        # the rest from each filing's first row (a filing's chunks are read from one file):
+        # the counts come from the filing index alone, so only those rows are read
+        first = {}
+        rows = [row for _, _, row in counts]
+        for start in range(0, len(rows), 500):
+            part = rows[start:start + 500]
+            first.update((r[0], r[1:]) for r in self._db.execute(
+                "SELECT row, json_extract(payload, '$.source'), ticker, fiscal_year FROM chunks"
+                f" WHERE row IN ({','.join('?' * len(part))})", part))
+        return {key: {"source": first[row][0] or "", "ticker": first[row][1],
+                      "fiscal_year": first[row][2], "chunks": n} for key, n, row in counts}
 
     def all_chunks(self) -> list[Chunk]:
         rows = self._db.execute("SELECT payload FROM chunks ORDER BY row").fetchall()

@@ -30,7 +30,13 @@ from finrag.cache import EmbeddingCache
 from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
-from finrag.generation import publish, table_facets_at, write_generation, write_update
+from finrag.generation import (
+    DELTA_SHARE,
+    publish,
+    table_facets_at,
+    write_generation,
+    write_update,
+)
 from finrag.index import (
     GENERATIONS,
     Index,
@@ -273,7 +279,9 @@ def _update(settings, embedder, base: Index, read, progress):
                 seen.add(c.chunk_id)
                 chunks.append(c)
     facts = [f for key in changed for f in fresh_facts[key]]
-    _check_space(settings, base.count() + len(chunks))
+    # an update copies its base's delta (at most DELTA_SHARE of the base) and writes the new
+    # chunks; the rest of the published generation it shares
+    _check_space(settings, int(DELTA_SHARE * len(base)) + len(chunks))
     embedded = _embed(settings, embedder, chunks, progress)
     name = _write_update(settings, base, changed, chunks, facts)
     return embedded, name, True
@@ -505,7 +513,7 @@ def _publish_server(settings: Settings) -> None:
         if (store.state(["generation"]) or {}).get("generation") != name:
             if "facets" not in manifest:  # a generation of 2026-12-05 kept them on the server
                 manifest = {**manifest, "facets": table_facets_at(
-                    settings.data_dir / GENERATIONS / name / "chunks.sqlite")}
+                    settings.data_dir / GENERATIONS / name)}
             store.publish_state(manifest)
             crash_point("stated")
         if store._call("reading aliases", aliased, client, alias) != backend["collection"]:

@@ -17,7 +17,7 @@ from conftest import REPO, FakeEmbedder
 
 from finrag.config import Settings
 from finrag.embed import TokenCounter
-from finrag.index import Index, current_generation
+from finrag.index import READABLE_FORMATS, Index, current_generation
 from finrag.ingest.build import build
 from finrag.ingest.sample import unpack_sample
 
@@ -182,7 +182,7 @@ def test_if_missing_skips_a_usable_index_and_names_the_fix_for_an_old_one(built,
 
     manifest = copy / "generations" / current_generation(copy) / "manifest.json"
     old = json.loads(manifest.read_text())
-    manifest.write_text(json.dumps({**old, "format": old["format"] - 1}))
+    manifest.write_text(json.dumps({**old, "format": min(READABLE_FORMATS) - 1}))
     assert main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--rebuild" in err[0] and str(copy) in err[0]

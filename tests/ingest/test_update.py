@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import FakeEmbedder, word_count
 
 from finrag.config import Settings
-from finrag.index import GENERATIONS, Index, current_generation
+from finrag.index import GENERATIONS, Index, current_generation, open_table
 from finrag.ingest.build import build
 from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.sample import unpack_sample
@@ -37,9 +36,9 @@ def _build(data: Path, paths, **kw):
 
 
 def _rows(data: Path, filing_key: str) -> list[tuple]:
-    """A filing's chunk rows as stored (row number, id, payload) in the published generation."""
-    path = data / GENERATIONS / current_generation(data) / "chunks.sqlite"
-    con = sqlite3.connect(path)
+    """A filing's chunk rows as stored (row number, id, payload) in the published generation
+    (its tables as readers see them: a delta over a base, or written whole)."""
+    con = open_table(data / GENERATIONS / current_generation(data))
     try:
         return con.execute("SELECT row, chunk_id, payload FROM chunks WHERE filing_key = ?"
                            " ORDER BY row", (filing_key,)).fetchall()
