@@ -253,8 +253,9 @@ def _rewrite(settings, embedder, base: Index | None, read, progress, rebuild: bo
 
 def _update(settings, embedder, base: Index, read, progress):
     """Only the filings whose chunks or facts differ from the published ones are written: their
-    old points and rows are taken out of a copy of the published generation and their new ones
-    put in. An unchanged filing costs a lookup; nothing changed -> nothing written."""
+    old points and rows are taken out of a new generation started from the published one
+    (finrag.generation.write_update) and their new ones put in. An unchanged filing costs a
+    lookup; nothing changed -> nothing written."""
     fresh, fresh_facts = _fresh(read), _fresh_facts(read)
     old_chunks = base.filing_payloads(fresh)
     old_ids = {key: set(payloads) for key, payloads in old_chunks.items()}
