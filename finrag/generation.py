@@ -121,7 +121,8 @@ def write_update(
     crash_point("flush")
     store.close()
     manifest.update(generation=name, backend=backend, updated_from=base.name,
-                    format=FORMAT_VERSION, **counts)
+                    format=FORMAT_VERSION, tables="delta" if (tmp / BASE).exists() else "whole",
+                    **counts)
     return _finish(settings, tmp, name, manifest)
 
 
@@ -240,40 +241,76 @@ def _next_row(con: sqlite3.Connection, table: str) -> int:
 
 
 # An update writes its chunk and fact tables as a delta over the last ones written whole (the
-# base), until the delta holds more than this share of the base's chunks: then it writes them
-# whole again, so a delta's copy stays small and a lookup reads two tables at most.
+# base), until the delta's rows and the base rows it hides hold more than this share of the
+# base's chunks: then it writes them whole again, so a delta's copy stays small, a lookup reads
+# two tables at most, and removed filings' rows do not stay on disk for ever.
 DELTA_SHARE = 0.125
 
 
-def _start_tables(source: Path, tmp: Path) -> None:
-    """The tables of an update of generation directory `source`, in `tmp`: its base shared (a
-    hard link to a file no one writes again) and its delta copied; or, for an update of a
-    generation written whole, that generation's tables as the base and an empty delta; or,
-    once the delta has grown past `DELTA_SHARE`, the two merged into tables written whole."""
+def update_copies(source: Path) -> int:
+    """Bytes an update of generation directory `source` copies: of the tables (`_start_tables`)
+    none where they can be shared whole, the delta's, or, where the update merges them, the
+    base's and the delta's; and the shard's files it does not share."""
+    mode = _table_start(source)
+    files = {"share": [], "delta": [source / TABLE], "merge": [source / BASE, source / TABLE],
+             "copy": [source / TABLE]}[mode]
+    shard = 0
+    if (source / "vectors").is_dir():  # the embedded engine's shard: its unshared files
+        from finrag.store.edge import EdgeStore
+
+        shard = EdgeStore.update_copies(source / "vectors")
+    return sum(f.stat().st_size for f in files) + shard
+
+
+def _table_start(source: Path) -> str:
+    """How an update starts its tables from generation directory `source`: "share" its whole
+    tables as the base, copy its "delta" over its base, "merge" the two (the delta has grown
+    past `DELTA_SHARE`), or "copy" a whole table written before its filter index (so the copy
+    gets it, and the facets never scan a base)."""
     if not (source / BASE).exists():
-        _share(source / TABLE, tmp / BASE)
-        _write_chunks(tmp / TABLE, [], delta=True)
-        _write_facts(tmp / TABLE, [])
-        return
+        con = sqlite3.connect(f"file:{source / TABLE}?mode=ro", uri=True)
+        try:
+            indexed = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_by_filter'"
+                                  ).fetchone()
+        finally:
+            con.close()
+        return "share" if indexed else "copy"
     con = open_table(source)
     try:
         delta, whole = (con.execute(f"SELECT COUNT(*) FROM {db}.chunks").fetchone()[0]
                         for db in ("main", "base"))
+        hidden = con.execute("SELECT COUNT(*) FROM base.chunks WHERE filing_key IN"
+                             " (SELECT filing_key FROM main.dropped)").fetchone()[0]
     finally:
         con.close()
-    if delta <= DELTA_SHARE * whole:
+    return "delta" if delta + hidden <= DELTA_SHARE * whole else "merge"
+
+
+def _start_tables(source: Path, tmp: Path) -> None:
+    """The tables of an update of generation directory `source`, in `tmp` (`_table_start`): a
+    generation written whole lends its tables as the base (a hard link to a file no one writes
+    again) under an empty delta; a delta's base is shared the same way and the delta copied;
+    a delta grown past `DELTA_SHARE` is merged with its base into tables written whole."""
+    mode = _table_start(source)
+    if mode == "share":
+        _share(source / TABLE, tmp / BASE)
+        _write_chunks(tmp / TABLE, [], delta=True)
+        _write_facts(tmp / TABLE, [])
+    elif mode == "copy":
+        shutil.copyfile(source / TABLE, tmp / TABLE)
+    elif mode == "delta":
         _share(source / BASE, tmp / BASE)
         shutil.copyfile(source / TABLE, tmp / TABLE)
-        return
-    shutil.copyfile(source / BASE, tmp / TABLE)  # merged: the base less its dropped filings
-    con = sqlite3.connect(f"file:{tmp / TABLE}", uri=True)  # plus the delta's rows
-    con.execute("ATTACH DATABASE ? AS delta", (f"file:{source / TABLE}?mode=ro",))
-    for name in ("chunks", "facts"):
-        con.execute(f"DELETE FROM {name} WHERE filing_key IN"
-                    " (SELECT filing_key FROM delta.dropped)")
-        con.execute(f"INSERT INTO {name} SELECT * FROM delta.{name}")
-    con.commit()
-    con.close()
+    else:
+        shutil.copyfile(source / BASE, tmp / TABLE)  # the base less its dropped filings
+        con = sqlite3.connect(f"file:{tmp / TABLE}", uri=True)  # plus the delta's rows
+        con.execute("ATTACH DATABASE ? AS delta", (f"file:{source / TABLE}?mode=ro",))
+        for name in ("chunks", "facts"):
+            con.execute(f"DELETE FROM {name} WHERE filing_key IN"
+                        " (SELECT filing_key FROM delta.dropped)")
+            con.execute(f"INSERT INTO {name} SELECT * FROM delta.{name}")
+        con.commit()
+        con.close()
 
 
 def _share(source: Path, target: Path) -> None:

@@ -233,6 +233,9 @@ class Index:
         self.name = name
         self.path = settings.data_dir / GENERATIONS / name
         self.manifest = read_manifest(settings.data_dir, name)
+        if self.manifest.get("tables") == "delta" and not (self.path / BASE).exists():
+            reason = f"index generation {self.path} is damaged (its {BASE} is missing)"
+            raise IndexUnavailable(f"{reason}; {NO_INDEX_HINT}", reason=reason)
         self._db = open_table(self.path)
         self._current_stat: tuple | None = None  # CURRENT's (inode, mtime, size) when last read
         self._current_name: str | None = None

@@ -31,9 +31,9 @@ from finrag.config import Settings
 from finrag.facts import Fact
 from finrag.faults import crash_point
 from finrag.generation import (
-    DELTA_SHARE,
     publish,
     table_facets_at,
+    update_copies,
     write_generation,
     write_update,
 )
@@ -280,9 +280,9 @@ def _update(settings, embedder, base: Index, read, progress):
                 seen.add(c.chunk_id)
                 chunks.append(c)
     facts = [f for key in changed for f in fresh_facts[key]]
-    # an update copies its base's delta (at most DELTA_SHARE of the base) and writes the new
-    # chunks; the rest of the published generation it shares
-    _check_space(settings, int(DELTA_SHARE * len(base)) + len(chunks))
+    # an update writes the new chunks and copies some tables (`update_copies`); the rest of the
+    # published generation it shares
+    _check_space(settings, len(chunks), copies=update_copies(base.path))
     embedded = _embed(settings, embedder, chunks, progress)
     name = _write_update(settings, base, changed, chunks, facts)
     return embedded, name, True
@@ -574,11 +574,13 @@ def _collection_of(path: Path) -> str | None:
         return None
 
 
-def _check_space(settings: Settings, chunks: int) -> None:
-    """Refuse a build the disk cannot hold, before writing anything. Qdrant edge writes through
-    memory-mapped files: on a full disk the kernel kills the writer with SIGBUS instead of
-    returning an error (the published index survives that too, but nobody is told why)."""
-    need = int(chunks * (_bytes_per_chunk(settings) * 1.5 + CACHE_BYTES_PER_TEXT)) + SPARE_BYTES
+def _check_space(settings: Settings, chunks: int, *, copies: int = 0) -> None:
+    """Refuse a build the disk cannot hold, before writing anything: `chunks` written and
+    `copies` bytes of tables copied. Qdrant edge writes through memory-mapped files: on a full
+    disk the kernel kills the writer with SIGBUS instead of returning an error (the published
+    index survives that too, but nobody is told why)."""
+    need = (int(chunks * (_bytes_per_chunk(settings) * 1.5 + CACHE_BYTES_PER_TEXT)) + copies
+            + SPARE_BYTES)
     st = os.statvfs(settings.data_dir)
     free = st.f_bavail * st.f_frsize
     if free < need:

@@ -117,12 +117,21 @@ class EdgeStore:
         """A copy of the finished shard at `source`, at `path`, open for this build alone: the
         files an update never writes are shared with `source` (hard links), the rest copied
         keeping the holes of the engine's preallocated files."""
-        sealed = {segment for segment in (source / "segments").glob("*") if _sealed(segment)}
-        copy_tree(source, path, share=lambda file: _never_written(file, sealed))
+        shared = _shared_files(source)
+        stamps = {file.relative_to(source): _stamp(file) for file in shared}
+        copy_tree(source, path, share=shared.__contains__)
         store = cls.open(path)
-        store._shared = {file: _stamp(file) for file in path.rglob("*")
-                         if file.is_file() and file.stat().st_nlink > 1}
+        # the published files' stamps from before the copy: a write while opening counts too
+        store._shared = {path / rel: stamp for rel, stamp in stamps.items()
+                         if (path / rel).stat().st_ino == stamp[0]}
         return store
+
+    @staticmethod
+    def update_copies(source: Path) -> int:
+        """Bytes on disk an update of the shard at `source` copies (`open_for_update`)."""
+        shared = _shared_files(source)
+        return sum(f.stat().st_blocks * 512 for f in source.rglob("*")
+                   if f.is_file() and f not in shared)
 
     @classmethod
     def open(cls, path: Path) -> EdgeStore:
@@ -200,6 +209,7 @@ class EdgeStore:
 
     def close(self) -> None:
         self._shard.close()
+        self._check_shared()
 
 
 def _sealed(segment: Path) -> bool:
@@ -209,6 +219,12 @@ def _sealed(segment: Path) -> bool:
     except (OSError, ValueError, KeyError, TypeError):
         return False
     return bool(vectors) and all(v.get("storage_type") == "Mmap" for v in vectors.values())
+
+
+def _shared_files(source: Path) -> set[Path]:
+    """The files of the shard at `source` an update shares rather than copies."""
+    sealed = {segment for segment in (source / "segments").glob("*") if _sealed(segment)}
+    return {f for f in source.rglob("*") if f.is_file() and _never_written(f, sealed)}
 
 
 def _never_written(file: Path, sealed: set[Path]) -> bool:

@@ -26,6 +26,7 @@ from finrag.search import HybridSearcher
 
 AAPL, TSLA, HD = ("AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231",
                   "HD/10-K/0000354950-25-000085")
+NVDA = "NVDA/10-K/nvda-20240128"
 
 
 @pytest.fixture(scope="module")
@@ -186,3 +187,55 @@ def test_a_format_7_index_is_still_read_and_updated(root, tmp_path):
     assert (_published(data) / BASE).exists()
     assert '"format": 8' in (_published(data) / "manifest.json").read_text()
     assert _reads(data) == _reads(_whole(tmp_path / "w", [root / AAPL, root / TSLA]))
+
+
+def test_removed_filings_count_toward_the_merge(root, tmp_path):
+    """The base rows a delta hides count like its own: removing a third of the index merges,
+    so removed filings' rows do not stay on disk under a delta for ever."""
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / TSLA, root / HD])
+    assert finrag.generation.update_copies(_published(data)) < os.stat(
+        _published(data) / TABLE).st_size  # the next update shares the table
+    remove([root / HD], _settings(data))
+    assert (_published(data) / BASE).exists()  # HD hidden under an (empty) delta
+    _build(data, [root / NVDA])  # the next update: HD's rows are past the share of the base
+    assert not (_published(data) / BASE).exists()
+    assert _reads(data) == _reads(_whole(tmp_path / "w", [root / AAPL, root / TSLA, root / NVDA]))
+
+
+def test_the_disk_check_counts_a_merge(root, tmp_path, monkeypatch):
+    monkeypatch.setattr(finrag.generation, "DELTA_SHARE", 10.0)
+    data = tmp_path / "data"
+    _build(data, [root / AAPL])
+    _build(data, [root / TSLA])
+    gen = _published(data)
+    delta = finrag.generation.update_copies(gen)
+    monkeypatch.setattr(finrag.generation, "DELTA_SHARE", 0.0)
+    merge = finrag.generation.update_copies(gen)
+    assert merge - delta == os.stat(gen / BASE).st_size  # a merge copies the base too
+
+
+def test_a_table_written_before_its_filter_index_is_copied_not_shared(root, tmp_path):
+    data = tmp_path / "data"
+    _build(data, [root / AAPL])
+    con = sqlite3.connect(_published(data) / TABLE)
+    con.execute("DROP INDEX chunks_by_filter")  # as tables written before 2026-12-05 are
+    con.commit()
+    con.close()
+    _build(data, [root / TSLA])
+    gen = _published(data)
+    assert not (gen / BASE).exists()  # copied whole, and given the index
+    con = sqlite3.connect(gen / TABLE)
+    assert con.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_by_filter'").fetchone()
+    con.close()
+    assert _reads(data) == _reads(_whole(tmp_path / "w", [root / AAPL, root / TSLA]))
+
+
+def test_a_delta_whose_base_is_missing_is_refused_in_one_line(root, tmp_path):
+    data = tmp_path / "data"
+    _build(data, [root / AAPL])
+    _build(data, [root / TSLA])
+    (_published(data) / BASE).unlink()
+    with pytest.raises(index_module.IndexUnavailable, match="base.sqlite is missing") as err:
+        Index.open(_settings(data))
+    assert "\n" not in str(err.value)

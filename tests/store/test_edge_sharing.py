@@ -155,4 +155,5 @@ def test_a_write_into_a_shared_file_is_caught(published, tmp_path):
     os.utime(shared[0], ns=(0, 0))  # what an engine writing into the file would leave
     with pytest.raises(StoreError, match="shares with the published index.*--rebuild"):
         update.finish(optimize=False)
-    update.close()
+    with pytest.raises(StoreError):  # and closing says so too
+        update.close()
