@@ -36,7 +36,7 @@ from finrag.index import (
 from finrag.lexical import K1, B, average_length, document_vector
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
-from finrag.store.base import StorePoint
+from finrag.store.base import StoreError, StorePoint
 from finrag.store.clients import client_for
 from finrag.tokens import TOKENIZER_VERSION
 from finrag.views import bm25_terms, text_signature
@@ -115,6 +115,12 @@ def write_update(
         from finrag.store.edge import EdgeStore
 
         store = EdgeStore.open_for_update(base.path / "vectors", tmp / "vectors")
+        held = store.count()  # a copy that does not hold the published points is not built on
+        if held != len(base):
+            store.close()
+            raise StoreError(f"the copy of {base.path / 'vectors'} holds {held:,} points, the "
+                             f"index {len(base):,} chunks; the index is unchanged; run the "
+                             "build again, and if this repeats rebuild it with --rebuild")
         store.delete_filings(drop)
         _write_points(store, chunks, vectors, avgdl)
         backend = {**manifest["backend"], **store.finish(optimize=False)}

@@ -233,3 +233,24 @@ def test_a_corrected_company_name_reaches_the_index(root, tmp_path, monkeypatch)
         assert index.facets()["companies"]["TSLA"] == "Tesla, Inc. (corrected)"
     finally:
         index.close()
+
+
+def test_an_update_is_not_built_on_a_shard_copy_missing_points(root, tmp_path, capsys):
+    """If the copied shard does not hold the published index's points (a copy torn by a
+    concurrent write, a shard changed behind the index's back), the update stops in one line
+    and the published index stays as it was."""
+    from finrag.store.edge import EdgeStore
+
+    data = tmp_path / "data"
+    _build(data, [root / AAPL, root / HD])
+    index = Index.open(_settings(data))
+    hd = next(k for k, f in index.filings().items() if f["ticker"] == "HD")
+    index.close()
+    shard = EdgeStore.open(data / GENERATIONS / current_generation(data) / "vectors")
+    shard.delete_filings([hd])  # behind the index's back
+    shard.close()
+    published = current_generation(data)
+    code = ingest_main(["build", str(root / TSLA), "--data-dir", str(data)])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and "\n" not in err and "holds" in err and "--rebuild" in err, err
+    assert current_generation(data) == published
