@@ -71,6 +71,26 @@ def no_grace_wait(monkeypatch):
 
 
 @pytest.fixture
+def index_sql(monkeypatch) -> list[str]:
+    """Every SQL statement the index's connections run from now on (`finrag.index`), in
+    order: what the query-plan tests explain."""
+    import sqlite3
+
+    import finrag.index
+
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        con = connect(*args, **kwargs)
+        con.set_trace_callback(statements.append)
+        return con
+
+    monkeypatch.setattr(finrag.index.sqlite3, "connect", traced)
+    return statements
+
+
+@pytest.fixture
 def fake_embedder() -> FakeEmbedder:
     return FakeEmbedder()
 

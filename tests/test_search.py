@@ -374,23 +374,13 @@ def test_both_weights_zero_is_a_query_error_quoting_them(searcher):
         searcher.search("services", weights=(0.0, 0.0))
 
 
-def test_opening_and_searching_read_only_the_rows_they_need(searcher, monkeypatch):
+def test_opening_and_searching_read_only_the_rows_they_need(searcher, index_sql):
     """A reader's cost must not grow with the index: opening it reads no chunk row, and a
     search or the coverage facets read the chunk table only through its indexes (a lookup by
     chunk id; the covering filter index), never by scanning every row."""
-    import sqlite3
+    from finrag.index import open_table
 
-    import finrag.index as index_module
-
-    statements: list[str] = []
-    connect = sqlite3.connect
-
-    def traced(*args, **kwargs):
-        con = connect(*args, **kwargs)
-        con.set_trace_callback(statements.append)
-        return con
-
-    monkeypatch.setattr(index_module.sqlite3, "connect", traced)
+    statements = index_sql
     index = Index.open(searcher.settings)
     try:
         assert len(index) == len(make_chunks())
@@ -398,12 +388,10 @@ def test_opening_and_searching_read_only_the_rows_they_need(searcher, monkeypatc
         result = searcher.search("services net sales", Filters(tickers=["AAPL"]))
         assert result.fused
         searcher.index.facets()
-        plans = []
-        for sql in statements:
-            if sql.lstrip().upper().startswith("SELECT"):
-                con = connect(searcher.index.path / "chunks.sqlite")
-                plans += [row[-1] for row in con.execute("EXPLAIN QUERY PLAN " + sql)]
-                con.close()
+        selects = [sql for sql in statements if sql.lstrip().upper().startswith("SELECT")]
+        con = open_table(searcher.index.path)
+        plans = [row[-1] for sql in selects for row in con.execute("EXPLAIN QUERY PLAN " + sql)]
+        con.close()
         assert plans and all("chunks" not in p or "INDEX" in p for p in plans), plans
     finally:
         index.close()

@@ -14,8 +14,9 @@ payload indexes' maps (`SEALED_SHARED`). An update writes a deleted point's mark
 segments' trackers, bitmasks and flags, copied) and puts new points in the appendable segment
 (copied): at 1M chunks the copy is tens of MB instead of 3 GB.
 `tests/store/test_edge_sharing.py` checks on a sealed shard that replacing, adding and removing
-filings leaves every file of the source byte for byte and unwritten, and `finish()` checks
-that no shared file was written (`StoreError` if one was). Shards
+filings leaves every file of the source byte for byte and unwritten, and `finish()` and
+`close()` check that no shared file was written since before the copy (`StoreError` if one
+was). Shards
 are created without a write-ahead log: a generation becomes visible only after `finish()` has
 flushed it and the build has published it, so a WAL buys nothing, and without one several
 reader processes (the app, `finrag search`) can open the same finished shard at once (with a

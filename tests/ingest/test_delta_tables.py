@@ -139,7 +139,8 @@ def test_a_delta_past_its_share_is_merged_into_tables_written_whole(root, tmp_pa
     assert _reads(data) == _reads(_whole(tmp_path / "w2", [root / TSLA, root / HD]))
 
 
-def test_reads_of_a_delta_generation_go_through_indexes(root, tmp_path, monkeypatch):
+def test_reads_of_a_delta_generation_go_through_indexes(root, tmp_path, monkeypatch,
+                                                         request):
     """A search, the facets and an answer's facts read both tables through their indexes (by
     chunk id, filing or filter), never by scanning every row of the base."""
     monkeypatch.setattr(finrag.generation, "DELTA_SHARE", 10.0)
@@ -147,16 +148,8 @@ def test_reads_of_a_delta_generation_go_through_indexes(root, tmp_path, monkeypa
     _build(data, [root / AAPL, root / HD])
     _build(data, [root / TSLA])
     remove([root / HD], _settings(data))
-    statements: list[str] = []
-    connect = sqlite3.connect
-
-    def traced(*args, **kwargs):
-        con = connect(*args, **kwargs)
-        con.set_trace_callback(statements.append)
-        return con
-
     assert (_published(data) / BASE).exists()
-    monkeypatch.setattr(index_module.sqlite3, "connect", traced)
+    statements = request.getfixturevalue("index_sql")  # traced from here on
     searcher = HybridSearcher(_settings(data), FakeEmbedder())
     try:
         assert searcher.search("vehicle deliveries", Filters(tickers=["TSLA"])).fused
