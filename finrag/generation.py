@@ -2,9 +2,10 @@
 the manifest, under a temporary name renamed into place when complete, then published by an
 atomic swap of CURRENT (the layout is in finrag.index).
 
-A generation is written whole (`write_generation`: every chunk) or as an update of the
-published one (`write_update`: a copy of it with some filings' chunks and facts taken out and
-others put in; nothing else is rewritten or re-embedded). Either way readers see the old
+A generation is written whole (`write_filings`: every chunk, taken a batch of filings at a
+time; `write_generation` for a corpus in one piece) or as an update of the published one
+(`write_update`: a copy of it with some filings' chunks and facts taken out and others put in;
+nothing else is rewritten or re-embedded). Either way readers see the old
 generation until the new one is complete and published."""
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import os
 import shutil
 import sqlite3
+from array import array
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -43,22 +46,41 @@ from finrag.views import bm25_terms, text_signature
 from finrag.vocabulary import PHRASES_FINGERPRINT
 
 POINT_BATCH = 1024
+SCRATCH = "vectors.scratch"  # a whole write's page-context vectors, until its points are written
 
 
 def write_generation(
     settings: Settings, name: str, chunks: list[Chunk], vectors: np.ndarray, model_name: str,
     facts: list[Fact] | None = None,
 ) -> Path:
-    """Write a complete generation under a temporary name, then rename it into place."""
-    tmp = _start(settings, name)
-    _write_chunks(tmp / TABLE, chunks)
-    _write_facts(tmp / TABLE, facts or [])
-    avgdl = average_length(len(bm25_terms(c)) for c in chunks)
+    """A complete generation of `chunks` (`vectors` in their order) and `facts`, written as one
+    batch (`write_filings`)."""
     dim = int(vectors.shape[1]) if len(vectors) else EMBED_DIM
+    return write_filings(settings, name, [(chunks, vectors, facts or [])], model_name, dim)
+
+
+def write_filings(
+    settings: Settings, name: str, filings: Iterable[tuple[list[Chunk], np.ndarray, list[Fact]]],
+    model_name: str, dim: int = EMBED_DIM,
+) -> Path:
+    """Write a complete generation under a temporary name, then rename it into place.
+
+    `filings` yields batches of whole filings (chunks, their embeddings, facts), each used
+    once: its rows go into the tables, its terms' count into BM25's average length, and its
+    page-context vectors into a scratch file beside them. The engine's points are then
+    written from the table and that file, a batch of rows at a time. So the writer holds one
+    batch, never the corpus, and nothing of the input while the engine builds its graph: a
+    caller that lets each batch go (the build, the bench) writes a million chunks in the
+    memory of the engine's optimize (docs/scale.md, "The writer's memory")."""
+    tmp = _start(settings, name)
+    con = _create_tables(tmp / TABLE)
+    counts, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim)
     store, backend = _create_store(settings, tmp, name, dim)
-    _write_points(store, chunks, vectors, avgdl)
+    _write_points(store, _table_points(con, tmp / SCRATCH, dim, counts["chunks"]), avgdl)
     if store.keeps_payloads:
-        store.write_facts(_fact_payloads(facts or []))
+        _write_table_facts(store, con)
+    con.close()
+    (tmp / SCRATCH).unlink()
     backend.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
     crash_point("flush")
     manifest = {
@@ -71,13 +93,55 @@ def write_generation(
         "page_context": config.PAGE_CONTEXT,
         "bm25": {"k1": K1, "b": B, "idf": "lucene", "avgdl": avgdl},
         "backend": backend,
-        "chunks": len(chunks),
-        "facts": len(facts or []),
+        **counts,
     }
     if store.keeps_payloads:  # published on the server too, for readers with only its URL
         manifest["facets"] = table_facets_at(tmp)
     store.close()
     return _finish(settings, tmp, name, manifest)
+
+
+def _fill_tables(con: sqlite3.Connection, filings, scratch: Path, dim: int) -> tuple[dict, float]:
+    """Pass one of `write_filings`: every batch's rows, in one transaction, and its page-context
+    vectors appended to `scratch` in row order; returns the row counts and BM25's average
+    length."""
+    lengths = array("I")
+    rows = {"chunks": 0, "facts": 0}
+    with open(scratch, "wb") as out:
+        for chunks, vectors, facts in filings:
+            if len(vectors) != len(chunks) or (len(chunks) and vectors.shape[1] != dim):
+                raise ValueError(f"{len(chunks)} chunks came with vectors of shape "
+                                 f"{np.shape(vectors)}, not ({len(chunks)}, {dim})")
+            _insert_chunks(con, chunks, rows["chunks"])
+            _insert_facts(con, facts, rows["facts"])
+            rows["chunks"] += len(chunks)
+            rows["facts"] += len(facts)
+            lengths.extend(len(bm25_terms(c)) for c in chunks)
+            stored = _stored_vectors(chunks, vectors)
+            out.write(np.ascontiguousarray(stored, dtype=np.float32).tobytes())
+    crash_point("chunks")  # rows written, not committed
+    con.commit()
+    return rows, average_length(lengths)
+
+
+def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int):
+    """(chunk, stored vector) for every row of the chunk table, in row order, read back a batch
+    at a time (pass two of `write_filings`)."""
+    if not n:
+        return
+    stored = np.memmap(scratch, dtype=np.float32, mode="r", shape=(n, dim))
+    cursor = con.execute("SELECT row, payload FROM chunks ORDER BY row")
+    while batch := cursor.fetchmany(POINT_BATCH):
+        for row, payload in batch:
+            yield Chunk.model_validate_json(payload), np.array(stored[row])
+
+
+def _write_table_facts(store, con: sqlite3.Connection) -> None:
+    """Every row of the facts table as a server keeps it (`_fact_payloads`), a batch at a time."""
+    cursor = con.execute(f"SELECT {', '.join(FACT_COLUMNS)}, row, payload FROM facts ORDER BY row")
+    keys = (*FACT_COLUMNS, "row", "fact")
+    while batch := cursor.fetchmany(POINT_BATCH):
+        store.write_facts([dict(zip(keys, values)) for values in batch])
 
 
 def write_update(
@@ -107,7 +171,8 @@ def write_update(
         store.roll_back(manifest["backend"]["version"])  # what a build that died left
         store.retire(drop, version)
         crash_point("retired")
-        _write_points(store, chunks, vectors, avgdl, born=version)
+        _write_points(store, zip(chunks, _stored_vectors(chunks, vectors)), avgdl,
+                      born=version)
         store.write_facts(_fact_payloads(facts, first_fact_row, born=version))
         backend = {**manifest["backend"], "version": version}
         manifest["facets"] = table_facets_at(tmp)
@@ -122,7 +187,7 @@ def write_update(
                              f"index {len(base):,} chunks; the index is unchanged; run the "
                              "build again, and if this repeats rebuild it with --rebuild")
         store.delete_filings(drop)
-        _write_points(store, chunks, vectors, avgdl)
+        _write_points(store, zip(chunks, _stored_vectors(chunks, vectors)), avgdl)
         backend = {**manifest["backend"], **store.finish(optimize=False)}
     crash_point("flush")
     store.close()
@@ -168,9 +233,10 @@ def publish(data_dir: Path, name: str) -> None:
 FILTER_INDEX = "CREATE INDEX chunks_by_filter ON chunks (ticker, fiscal_year, chunk_type, company)"
 
 
-def _write_chunks(path: Path, chunks: list[Chunk], *, delta: bool = False) -> None:
-    """The chunk table; a `delta` (`_start_tables`) has it empty, with the list of its base's
-    filings it takes out."""
+def _create_tables(path: Path, *, delta: bool = False) -> sqlite3.Connection:
+    """The empty chunk and fact tables at `path`, open; a `delta` (`_start_tables`) also has
+    the list of its base's filings it takes out. The facts are indexed for the lookups an
+    answer makes (a company's facts for some fiscal years)."""
     con = sqlite3.connect(path)
     con.execute(
         "CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE, ticker TEXT,"
@@ -181,11 +247,12 @@ def _write_chunks(path: Path, chunks: list[Chunk], *, delta: bool = False) -> No
     con.execute(FILTER_INDEX)
     if delta:
         con.execute("CREATE TABLE dropped (filing_key TEXT PRIMARY KEY)")
-    _insert_chunks(con, chunks, 0)
-    if not delta:
-        crash_point("chunks")  # rows written, not committed
-    con.commit()
-    con.close()
+    con.execute(f"CREATE TABLE facts (row INTEGER PRIMARY KEY, {', '.join(FACT_COLUMNS)}, "
+                "payload TEXT)")
+    con.execute("CREATE INDEX facts_by_year ON facts (ticker, fiscal_year)")
+    con.execute("CREATE INDEX facts_by_period ON facts (ticker, period_fiscal_year)")
+    con.execute("CREATE INDEX facts_by_filing ON facts (filing_key)")
+    return con
 
 
 def _insert_chunks(con: sqlite3.Connection, chunks: list[Chunk], first_row: int) -> None:
@@ -300,8 +367,9 @@ def _start_tables(source: Path, tmp: Path) -> None:
     mode = _table_start(source)
     if mode == "share":
         _share(source / TABLE, tmp / BASE)
-        _write_chunks(tmp / TABLE, [], delta=True)
-        _write_facts(tmp / TABLE, [])
+        con = _create_tables(tmp / TABLE, delta=True)
+        con.commit()
+        con.close()
     elif mode == "copy":
         shutil.copyfile(source / TABLE, tmp / TABLE)
     elif mode == "delta":
@@ -328,20 +396,6 @@ def _share(source: Path, target: Path) -> None:
 
 FACT_COLUMNS = ("ticker", "fiscal_year", "period_fiscal_year", "filing_key", "concept",
                 "statement", "source")
-
-
-def _write_facts(path: Path, facts: list[Fact]) -> None:
-    """The facts table: one row per fact, its filter columns beside its JSON record, indexed
-    for the lookups an answer makes (a company's facts for some fiscal years)."""
-    con = sqlite3.connect(path)
-    con.execute(f"CREATE TABLE facts (row INTEGER PRIMARY KEY, {', '.join(FACT_COLUMNS)}, "
-                "payload TEXT)")
-    con.execute("CREATE INDEX facts_by_year ON facts (ticker, fiscal_year)")
-    con.execute("CREATE INDEX facts_by_period ON facts (ticker, period_fiscal_year)")
-    con.execute("CREATE INDEX facts_by_filing ON facts (filing_key)")
-    _insert_facts(con, facts, 0)
-    con.commit()
-    con.close()
 
 
 def _insert_facts(con: sqlite3.Connection, facts: list[Fact], first_row: int) -> None:
@@ -375,19 +429,28 @@ def _create_store(settings, directory, name, dim):
     return store, kind
 
 
-def _write_points(store, chunks: list[Chunk], vectors: np.ndarray, avgdl: float,
+def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray]], avgdl: float,
                   born: int | None = None) -> None:
-    """Every chunk's point, both legs, in batches: the dense leg keeps page-context vectors
-    (`page_context_vectors`, computed per page of a filing, so a filing's vectors do not
-    depend on which other filings are indexed). `born`: the generation an update of a server
-    collection writes them for."""
-    stored = page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
-    for start in range(0, len(chunks), POINT_BATCH):
-        store.upsert([
-            StorePoint(c.chunk_id, stored[i], document_vector(bm25_terms(c), avgdl),
-                       _payload(c, whole=store.keeps_payloads, born=born))
-            for i, c in enumerate(chunks[start:start + POINT_BATCH], start=start)])
+    """Each (chunk, stored vector)'s point, both legs, in batches. The dense leg keeps
+    page-context vectors (`page_context_vectors`, computed per page of a filing, so a filing's
+    vectors do not depend on which other filings are indexed). `born`: the generation an
+    update of a server collection writes them for."""
+    batch: list[StorePoint] = []
+    for chunk, vector in points:
+        batch.append(StorePoint(chunk.chunk_id, vector, document_vector(bm25_terms(chunk), avgdl),
+                                _payload(chunk, whole=store.keeps_payloads, born=born)))
+        if len(batch) == POINT_BATCH:
+            store.upsert(batch)
+            crash_point("vectors")
+            batch = []
+    if batch:
+        store.upsert(batch)
         crash_point("vectors")
+
+
+def _stored_vectors(chunks: list[Chunk], vectors: np.ndarray) -> np.ndarray:
+    """What the dense leg keeps for these chunks (whole filings): their page-context vectors."""
+    return page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
 
 
 def _payload(chunk: Chunk, *, whole: bool, born: int | None = None) -> dict:

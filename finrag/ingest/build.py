@@ -34,7 +34,7 @@ from finrag.generation import (
     publish,
     table_facets_at,
     update_copies,
-    write_generation,
+    write_filings,
     write_update,
 )
 from finrag.index import (
@@ -47,7 +47,7 @@ from finrag.index import (
 from finrag.ingest.chunk import chunk_filing
 from finrag.ingest.factcache import FactCache
 from finrag.ingest.facts import attach, read_facts
-from finrag.ingest.parallel import read_filings
+from finrag.ingest.parallel import iter_filings
 from finrag.ingest.read import ReadError, locate, read_filing
 from finrag.ingest.readcache import ReadCache
 from finrag.ingest.sections import split_sections
@@ -142,17 +142,19 @@ def build(
             progress.filings = len(jobs)
         base = None if rebuild else _open_published(settings)
         try:
-            read = read_filings(jobs, counter, settings.data_dir, workers, progress)
+            read = iter_filings(jobs, counter, settings.data_dir, workers, progress)
             if base is not None and _updatable(base):
-                embedded, name, changed = _update(settings, embedder, base, read, progress)
+                reports, embedded, name, changed = _update(settings, embedder, base, read,
+                                                           progress)
             else:
+                read = list(read)
+                reports = [report for report, _, _ in read]
                 embedded, name, changed = _rewrite(settings, embedder, base, read, progress,
                                                    rebuild)
         finally:
             if base is not None:
                 base.close()
         _collect_garbage(settings)
-    reports = [report for report, _, _ in read]
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
@@ -201,10 +203,9 @@ def remove(paths: list[Path], settings: Settings) -> RemoveReport:
                 if _updatable(base):
                     name = _write_update(settings, base, sorted(keys), [], [])
                 else:
-                    kept = [c for c in base.all_chunks() if c.filing_key not in keys]
-                    facts = [f for f in base.all_facts() if f.filing_key not in keys]
+                    kept = _filings(base.all_chunks(), base.all_facts(), {}, {}, drop=keys)
                     name = _write_whole(settings, (base.manifest["model"], base.manifest["dim"]),
-                                       kept, facts)
+                                       kept)
                 published = True
         finally:
             base.close()
@@ -232,45 +233,90 @@ def _updatable(base: Index) -> bool:
 
 def _rewrite(settings, embedder, base: Index | None, read, progress, rebuild: bool):
     """The whole index written anew: the published chunks (none for a first build or
-    --rebuild) with every filing read replacing its old self."""
-    old = base.all_chunks() if base is not None else []
-    old_facts = base.all_facts() if base is not None else []
-    merged = _merge(old, _fresh(read))
-    facts = _merge_facts(old_facts, _fresh_facts(read))
-    old_ids, old_json = {c.chunk_id for c in old}, _chunk_keys(old)
-    fresh = _fresh(read)
-    _count_new(read, lambda c: c.chunk_id not in old_ids,
-               lambda key: not rebuild and _chunk_keys(fresh[key]) <= old_json)
-    changed = (rebuild or _chunk_keys(merged) != old_json
-               or _fact_keys(facts) != _fact_keys(old_facts))
+    --rebuild) with every filing read replacing its old self. `read`'s chunks and facts are
+    let go once grouped by filing, and each filing once written (`_write_whole`): the
+    engine's optimize runs with none of the corpus held."""
+    filings, changed = _whole(base, read, rebuild)
+    read[:] = [(report, [], []) for report, _, _ in read]
     embedded, name = 0, current_generation(settings.data_dir)
     if changed:
-        _check_space(settings, len(merged))
-        embedded = _embed(settings, embedder, merged, progress)
-        name = _write_whole(settings, (embedder.name, embedder.dim), merged, facts)
+        _check_space(settings, sum(len(chunks) for chunks, _ in filings))
+        embedded = _embed(settings, embedder, [c for chunks, _ in filings for c in chunks],
+                          progress)
+        name = _write_whole(settings, (embedder.name, embedder.dim), filings)
     return embedded, name, changed
+
+
+def _whole(base: Index | None, read, rebuild: bool) -> tuple[list, bool]:
+    """The filings of the index `_rewrite` writes, and whether it differs from `base`; counts
+    each report's new chunks."""
+    old = base.all_chunks() if base is not None else []
+    old_facts = base.all_facts() if base is not None else []
+    fresh = _fresh(read)
+    filings = _filings(old, old_facts, fresh, _fresh_facts(read))
+    old_ids, old_json = {c.chunk_id for c in old}, _chunk_keys(old)
+    _count_new(read, lambda c: c.chunk_id not in old_ids,
+               lambda key: not rebuild and _chunk_keys(fresh[key]) <= old_json)
+    if rebuild or base is None:  # nothing to compare with: no keys (gigabytes at 1M chunks)
+        return filings, rebuild or any(c or f for c, f in filings)
+    changed = (_chunk_keys([c for chunks, _ in filings for c in chunks]) != old_json
+               or _fact_keys(f for _, facts in filings for f in facts) != _fact_keys(old_facts))
+    return filings, changed
+
+
+def _filings(old: list[Chunk], old_facts: list[Fact], fresh: dict[str, list[Chunk]],
+             fresh_facts: dict[str, list[Fact]], drop=()) -> list[tuple[list[Chunk], list[Fact]]]:
+    """Each filing's (chunks, facts) of an index written whole: the published filings not
+    re-read (nor in `drop`), in their order, then every filing read; a chunk id met before
+    stays with the filing that had it first."""
+    gone = set(fresh) | set(drop)
+    chunks: dict[str, list[Chunk]] = {}
+    facts: dict[str, list[Fact]] = {}
+    for c in old:
+        if c.filing_key not in gone:
+            chunks.setdefault(c.filing_key, []).append(c)
+    for f in old_facts:
+        if f.filing_key not in gone:
+            facts.setdefault(f.filing_key, []).append(f)
+    chunks.update(fresh)
+    facts.update(fresh_facts)
+    seen: set[str] = set()
+    out = []
+    for key in dict.fromkeys([*chunks, *facts]):
+        kept = [c for c in chunks.get(key, []) if c.chunk_id not in seen]
+        seen.update(c.chunk_id for c in kept)
+        out.append((kept, facts.get(key, [])))
+    return out
 
 
 def _update(settings, embedder, base: Index, read, progress):
     """Only the filings whose chunks or facts differ from the published ones are written: their
     old points and rows are taken out of a new generation started from the published one
-    (finrag.generation.write_update) and their new ones put in. An unchanged filing costs a
-    lookup; nothing changed -> nothing written."""
-    fresh, fresh_facts = _fresh(read), _fresh_facts(read)
-    old_chunks = base.filing_payloads(fresh)
-    old_ids = {key: set(payloads) for key, payloads in old_chunks.items()}
-    old_facts = base.filing_facts(fresh)
-    changed = sorted(
-        key for key, chunks in fresh.items()
-        if {c.chunk_id: _stored(c) for c in chunks}
-        != {cid: _stored(Chunk.model_validate_json(p))
-            for cid, p in old_chunks.get(key, {}).items()}
-        or _fact_keys(fresh_facts[key]) != _fact_keys(old_facts.get(key, [])))
-    _count_new(read, lambda c: c.chunk_id not in old_ids.get(c.filing_key, ()),
-               lambda key: key not in changed)
-    if not changed:
-        return 0, base.name, False
-    dropped = set().union(*(old_ids.get(k, set()) for k in changed))
+    (finrag.generation.write_update) and their new ones put in. Each filing read is compared
+    with its published self as it arrives and let go if unchanged (it costs a lookup), so
+    re-ingesting a folder of thousands of filings, a few of them new, holds those few; nothing
+    changed -> nothing written. Returns the reports besides what `_rewrite` returns."""
+    reports, fresh, fresh_facts, old_ids = [], {}, {}, {}
+    for report, chunks, facts in read:  # a filing read twice: the last read counts
+        reports.append(report)
+        if not chunks:
+            continue
+        key = chunks[0].filing_key
+        old = base.filing_payloads([key]).get(key, {})
+        report.new_chunks = sum(c.chunk_id not in old for c in chunks)
+        if ({c.chunk_id: _stored(c) for c in chunks}
+                == {cid: _stored(Chunk.model_validate_json(p)) for cid, p in old.items()}
+                and _fact_keys(facts) == _fact_keys(base.filing_facts([key]).get(key, []))):
+            if report.status == "ok":
+                report.status = "skipped"  # already indexed, unchanged
+            for by_key in (fresh, fresh_facts, old_ids):
+                by_key.pop(key, None)
+        else:
+            fresh[key], fresh_facts[key], old_ids[key] = chunks, facts, set(old)
+    if not fresh:
+        return reports, 0, base.name, False
+    changed = sorted(fresh)
+    dropped = set().union(*old_ids.values())
     held = base.known(c.chunk_id for key in changed for c in fresh[key]) - dropped
     seen: set[str] = set()
     chunks = []
@@ -285,16 +331,29 @@ def _update(settings, embedder, base: Index, read, progress):
     _check_space(settings, len(chunks), copies=update_copies(base.path))
     embedded = _embed(settings, embedder, chunks, progress)
     name = _write_update(settings, base, changed, chunks, facts)
-    return embedded, name, True
+    return reports, embedded, name, True
 
 
-def _write_whole(settings, model: tuple[str, int], chunks, facts: list[Fact]) -> str:
-    vectors = _vectors(settings, chunks, model)
+def _write_whole(settings, model: tuple[str, int], filings: list) -> str:
+    """A generation of `filings` ((chunks, facts) each), which it empties as it writes them."""
     name = _next_name(settings.data_dir)
-    write_generation(settings, name, chunks, vectors, model[0], facts)
+    write_filings(settings, name, _with_vectors(settings, filings, model), model[0], model[1])
     publish(settings.data_dir, name)
     crash_point("published")
     return name
+
+
+def _with_vectors(settings, filings: list, model: tuple[str, int]):
+    """Each of `filings` with its chunks' embeddings (from the cache), taken off the list as it
+    is handed on, so that a filing written is a filing let go."""
+    cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", *model)
+    try:
+        filings.reverse()
+        while filings:
+            chunks, facts = filings.pop()
+            yield chunks, _cached(cache, chunks, model[1]), facts
+    finally:
+        cache.close()
 
 
 def _write_update(settings, base: Index, drop: list[str], chunks, facts) -> str:
@@ -309,13 +368,17 @@ def _write_update(settings, base: Index, drop: list[str], chunks, facts) -> str:
 def _vectors(settings, chunks, model: tuple[str, int]) -> np.ndarray:
     """The chunks' embeddings by `model` (name, dimension), all in the cache (`_embed` ran
     first; a removal's remaining chunks were embedded when they were indexed)."""
-    if not chunks:
-        return np.zeros((0, model[1]), dtype=np.float32)
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", *model)
     try:
-        return cache.get([dense_text(c) for c in chunks])
+        return _cached(cache, chunks, model[1])
     finally:
         cache.close()
+
+
+def _cached(cache: EmbeddingCache, chunks, dim: int) -> np.ndarray:
+    if not chunks:
+        return np.zeros((0, dim), dtype=np.float32)
+    return cache.get([dense_text(c) for c in chunks])
 
 
 def _job(unit: Path, per_unit: dict, ticker, fiscal_year) -> tuple[Path, str | None, int | None]:
@@ -378,19 +441,6 @@ def _read_cached(unit: Path, ticker, fiscal_year, cache: ReadCache | None):
     return filing
 
 
-def _merge(old: list[Chunk], fresh: dict[str, list[Chunk]]) -> list[Chunk]:
-    """The published chunks, with every re-read filing replaced by its new chunks."""
-    kept = [c for c in old if c.filing_key not in fresh]
-    merged = kept + [c for chunks in fresh.values() for c in chunks]
-    seen: set[str] = set()
-    unique = []
-    for c in merged:
-        if c.chunk_id not in seen:
-            seen.add(c.chunk_id)
-            unique.append(c)
-    return unique
-
-
 def _fresh(read) -> dict[str, list[Chunk]]:
     """Chunks by filing; a filing met twice (two files of one accession) keeps the last read."""
     return {chunks[0].filing_key: chunks for _, chunks, _ in read if chunks}
@@ -399,12 +449,6 @@ def _fresh(read) -> dict[str, list[Chunk]]:
 def _fresh_facts(read) -> dict[str, list[Fact]]:
     """Facts by filing, for every filing read (one with no facts replaces its old ones)."""
     return {chunks[0].filing_key: facts for _, chunks, facts in read if chunks}
-
-
-def _merge_facts(old: list[Fact], fresh: dict[str, list[Fact]]) -> list[Fact]:
-    """The published facts, with every re-read filing's facts replaced by its new ones."""
-    return [f for f in old if f.filing_key not in fresh] + [
-        f for facts in fresh.values() for f in facts]
 
 
 def _stored(chunk: Chunk) -> str:

@@ -35,23 +35,34 @@ def default_workers() -> int:
 def read_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_dir: Path,
                  workers: int | None = None, progress=None) -> list[tuple]:
     """(report, chunks, facts) for every (unit, ticker, fiscal_year) job, in the jobs' order."""
+    return list(iter_filings(jobs, counter, data_dir, workers, progress))
+
+
+def iter_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_dir: Path,
+                 workers: int | None = None, progress=None):
+    """`read_filings` one filing at a time, as each is read (in the jobs' order), so a caller
+    that lets a filing go (an update comparing it with the index) holds one, not all."""
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     workers = min(workers or default_workers(), len(jobs))
     if workers <= 1 or not _picklable(counter):
-        return _serial(jobs, counter, data_dir, progress)
+        yield from _serial(jobs, counter, data_dir, progress)
+        return
     # spawn, not fork: the parent may hold threads (torch, a web server) that fork would copy
     # in whatever state they are in
     context = multiprocessing.get_context("spawn")
-    read: list[tuple] = []
+    done = 0
     try:
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
                                  initargs=(counter, data_dir)) as pool:
-            for job, result in zip(jobs, pool.map(_read_job, jobs)):
-                read.append(_arrived(job[0], result, progress))
+            try:
+                for job, result in zip(jobs, pool.map(_read_job, jobs)):
+                    done += 1
+                    yield _arrived(job[0], result, progress)
+            finally:  # a caller that stops early does not wait for the filings it will not use
+                pool.shutdown(cancel_futures=True)
     except BrokenProcessPool:  # a worker was killed (out of memory, say): read the rest here
-        read += _serial(jobs[len(read):], counter, data_dir, progress)
-    return read
+        yield from _serial(jobs[done:], counter, data_dir, progress)
 
 
 def _picklable(counter) -> bool:
@@ -65,13 +76,13 @@ def _picklable(counter) -> bool:
     return b"__main__" not in data
 
 
-def _serial(jobs, counter, data_dir: Path, progress) -> list[tuple]:
+def _serial(jobs, counter, data_dir: Path, progress):
     from finrag.ingest.build import _read_one
 
     cache, facts = ReadCache(data_dir / READS), FactCache(data_dir / FACTS)
     try:
-        return [_arrived(unit, _read_one(unit, counter, ticker, year, cache, facts), progress)
-                for unit, ticker, year in jobs]
+        for unit, ticker, year in jobs:
+            yield _arrived(unit, _read_one(unit, counter, ticker, year, cache, facts), progress)
     finally:
         cache.close()
         facts.close()

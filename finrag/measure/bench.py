@@ -97,18 +97,11 @@ def source_corpus(source_dir: Path | None):
 
 def replicate(chunks, vectors, n: int):
     """n chunks cycling the source texts, each copy with its own ticker / year and id."""
-    s = len(chunks)
-    out = []
-    for i in range(n):
-        base, copy = chunks[i % s], i // s
-        ticker = TICKERS[copy % len(TICKERS)]
-        year = YEARS[(copy // len(TICKERS)) % len(YEARS)]
-        cid = hashlib.sha256(f"bench{i}".encode()).hexdigest()[:32]
-        out.append(base.model_copy(update={
-            "chunk_id": cid, "ticker": ticker, "fiscal_year": year,
-            "filing_key": f"{ticker}:{year}", "accession": "",
-        }))
-    return out, vectors[np.arange(n) % s]
+    out, parts = [], []
+    for copy_chunks, copy_vectors, _ in replicated_filings(chunks, vectors, [], n):
+        out += copy_chunks
+        parts.append(copy_vectors)
+    return out, (np.concatenate(parts) if parts else vectors[:0])
 
 
 def replicate_facts(facts, n: int, s: int):
@@ -116,38 +109,61 @@ def replicate_facts(facts, n: int, s: int):
     the copy's fiscal year. One source filing's facts go under the copy's ticker (so its figures
     are a company's own, as `ask` expects); the other filings' under tickers of their own
     ("AAPL1", ...), so the table holds as many facts as that many filings would."""
-    keys = sorted({f.filing_key for f in facts})
-    out = []
+    return [f for copy in range(-(-n // s)) for f in _copy_facts(facts, copy)]
+
+
+def replicated_filings(chunks, vectors, facts, n: int):
+    """`replicate` and `replicate_facts` one copy at a time, (chunks, vectors, facts) each: what
+    the index is written from (`build_index`), so the bench holds one copy, not N chunks."""
+    s = len(chunks)
     for copy in range(-(-n // s)):
-        base = TICKERS[copy % len(TICKERS)]
+        ticker = TICKERS[copy % len(TICKERS)]
         year = YEARS[(copy // len(TICKERS)) % len(YEARS)]
-        for f in facts:
-            j = keys.index(f.filing_key)
-            ticker = base if j == copy % len(keys) else f"{base}{j}"
-            shift = year - f.fiscal_year
-            out.append(f.model_copy(update={
-                "ticker": ticker, "fiscal_year": year, "filing_key": f"{ticker}:{year}",
-                "period_fiscal_year": None if f.period_fiscal_year is None
-                else f.period_fiscal_year + shift, "chunk_id": None}))
+        ids = range(copy * s, min(n, (copy + 1) * s))
+        out = [chunks[i - copy * s].model_copy(update={
+            "chunk_id": hashlib.sha256(f"bench{i}".encode()).hexdigest()[:32], "ticker": ticker,
+            "fiscal_year": year, "filing_key": f"{ticker}:{year}", "accession": ""})
+            for i in ids]
+        yield out, vectors[:len(out)], _copy_facts(facts, copy)
+
+
+def _copy_facts(facts, copy: int) -> list:
+    keys = sorted({f.filing_key for f in facts})
+    base = TICKERS[copy % len(TICKERS)]
+    year = YEARS[(copy // len(TICKERS)) % len(YEARS)]
+    out = []
+    for f in facts:
+        j = keys.index(f.filing_key)
+        ticker = base if j == copy % len(keys) else f"{base}{j}"
+        shift = year - f.fiscal_year
+        out.append(f.model_copy(update={
+            "ticker": ticker, "fiscal_year": year, "filing_key": f"{ticker}:{year}",
+            "period_fiscal_year": None if f.period_fiscal_year is None
+            else f.period_fiscal_year + shift, "chunk_id": None}))
     return out
 
 
 # --- the project's stack -------------------------------------------------------------------
 
 
-def build_index(work: Path, chunks, vectors, facts=None) -> dict:
+def build_index(work: Path, filings) -> dict:
+    """Write and publish the index of `filings` ((chunks, vectors, facts) batches) under `work`;
+    `writer_peak_mb` is this process's peak resident memory when it is done (VmHWM: the bench's
+    source corpus, one copy of it and the engine's optimize)."""
+    from finrag.config import EMBED_DIM
     from finrag.embed import MODEL_NAME
-    from finrag.generation import publish, write_generation
+    from finrag.generation import publish, write_filings
 
     settings = Settings(data_dir=work / "data", qdrant_url=None)
     t0 = time.perf_counter()
-    path = write_generation(settings, "gen-000001", chunks, vectors, MODEL_NAME, facts)
+    path = write_filings(settings, "gen-000001", filings, MODEL_NAME, EMBED_DIM)
     publish(settings.data_dir, "gen-000001")
     build_s = time.perf_counter() - t0
     disk = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-    backend = json.loads((path / "manifest.json").read_text())["backend"]
+    manifest = json.loads((path / "manifest.json").read_text())
+    backend = manifest["backend"]
     return {"build_s": round(build_s, 2), "disk_mb": round(disk / 2**20, 1),
-            "facts": len(facts or []),
+            "facts": manifest["facts"], "writer_peak_mb": _rss_mb("VmHWM"),
             "optimize_s": backend.get("optimize_s"),
             "indexed_vectors": backend.get("indexed_vectors")}
 
@@ -325,13 +341,13 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
     work = Path(work_dir or tempfile.mkdtemp(prefix="finrag-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     source_chunks, source_vectors, source_facts = source_corpus(source_dir)
-    chunks, vectors = replicate(source_chunks, source_vectors, n)
-    facts = replicate_facts(source_facts, n, len(source_chunks))
-    report = {"chunks": n, **build_index(work, chunks, vectors, facts)}
+    report = {"chunks": n, **build_index(work, replicated_filings(
+        source_chunks, source_vectors, source_facts, n))}
     report.update(_subprocess_query_phase(work / "data", qs))
     if in_place:
         report["in_place"] = in_place_phase(work / "data", source_dir)
     if naive:
+        chunks, vectors = replicate(source_chunks, source_vectors, n)
         report["naive"] = naive_phase(work, chunks, vectors, qs[:naive_queries])
         ours = report["query_ms"]["ticker_year"]["fused"]["p50"]
         theirs = report["naive"]["query_ms"]["ticker_year"]["fused"]["p50"]
@@ -422,7 +438,8 @@ def _rss_mb(field: str = "VmRSS") -> float:
 
 def print_report(r: dict) -> str:
     lines = [f"chunks {r['chunks']:,}: build {r['build_s']} s (HNSW optimize {r['optimize_s']} s, "
-             f"{r['indexed_vectors']:,} vectors indexed), disk {r['disk_mb']} MB, "
+             f"{r['indexed_vectors']:,} vectors indexed; writer peak RSS "
+             f"{r.get('writer_peak_mb', '?')} MB), disk {r['disk_mb']} MB, "
              f"open {r['open_s']} s, RSS {r['rss_mb']} MB ({r['rss_anon_mb']} MB the process's "
              f"own, {r['rss_file_mb']} MB of mapped index files); load average {r['load'][0]} -> "
              f"{r['load'][1]} over the query phase"]
