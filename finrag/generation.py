@@ -74,9 +74,9 @@ def write_filings(
     memory of the engine's optimize (docs/scale.md, "The writer's memory")."""
     tmp = _start(settings, name)
     con = _create_tables(tmp / TABLE)
-    counts, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim)
+    counts, numbered, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim)
     store, backend = _create_store(settings, tmp, name, dim)
-    _write_points(store, _table_points(con, tmp / SCRATCH, dim, counts["chunks"]), avgdl)
+    _write_points(store, _table_points(con, tmp / SCRATCH, dim, numbered), avgdl)
     if store.keeps_payloads:
         _write_table_facts(store, con)
     con.close()
@@ -101,32 +101,44 @@ def write_filings(
     return _finish(settings, tmp, name, manifest)
 
 
-def _fill_tables(con: sqlite3.Connection, filings, scratch: Path, dim: int) -> tuple[dict, float]:
+def _fill_tables(con: sqlite3.Connection, filings, scratch: Path,
+                 dim: int) -> tuple[dict, int, float]:
     """Pass one of `write_filings`: every batch's rows, in one transaction, and its page-context
-    vectors appended to `scratch` in row order; returns the row counts and BM25's average
-    length."""
-    lengths = array("I")
+    vectors appended to `scratch` in row order (a batch holding a filing written before
+    replaces it: its rows go, its vectors stay unread); returns the row counts, the rows
+    numbered and BM25's average length."""
+    lengths: dict[str, array] = {}  # filing -> its chunks' term counts
     rows = {"chunks": 0, "facts": 0}
     with open(scratch, "wb") as out:
         for chunks, vectors, facts in filings:
             if len(vectors) != len(chunks) or (len(chunks) and vectors.shape[1] != dim):
                 raise ValueError(f"{len(chunks)} chunks came with vectors of shape "
                                  f"{np.shape(vectors)}, not ({len(chunks)}, {dim})")
-            _insert_chunks(con, chunks, rows["chunks"])
-            _insert_facts(con, facts, rows["facts"])
+            again = list({c.filing_key for c in chunks} & lengths.keys())
+            if again:  # a filing written before: this batch replaces it
+                marks = ",".join("?" * len(again))
+                for table in ("chunks", "facts"):
+                    con.execute(f"DELETE FROM {table} WHERE filing_key IN ({marks})", again)
+                for key in again:
+                    del lengths[key]
+            _insert_chunks(con, chunks, rows["chunks"])  # a row is its vector's place in
+            _insert_facts(con, facts, rows["facts"])  # the scratch file
             rows["chunks"] += len(chunks)
             rows["facts"] += len(facts)
-            lengths.extend(len(bm25_terms(c)) for c in chunks)
+            for c in chunks:
+                lengths.setdefault(c.filing_key, array("I")).append(len(bm25_terms(c)))
             stored = _stored_vectors(chunks, vectors)
             out.write(np.ascontiguousarray(stored, dtype=np.float32).tobytes())
     crash_point("chunks")  # rows written, not committed
     con.commit()
-    return rows, average_length(lengths)
+    counts = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in rows}
+    return counts, rows["chunks"], average_length(n for part in lengths.values() for n in part)
 
 
 def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int):
     """(chunk, stored vector) for every row of the chunk table, in row order, read back a batch
-    at a time (pass two of `write_filings`)."""
+    at a time (pass two of `write_filings`); `n`: the rows numbered, the scratch file's
+    vectors."""
     if not n:
         return
     stored = np.memmap(scratch, dtype=np.float32, mode="r", shape=(n, dim))

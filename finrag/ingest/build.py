@@ -146,11 +146,12 @@ def build(
             if base is not None and _updatable(base):
                 reports, embedded, name, changed = _update(settings, embedder, base, read,
                                                            progress)
+            elif base is None:  # a first build, or --rebuild
+                reports, embedded, name, changed = _write_read(settings, embedder, read,
+                                                               progress)
             else:
-                read = list(read)
-                reports = [report for report, _, _ in read]
-                embedded, name, changed = _rewrite(settings, embedder, base, read, progress,
-                                                   rebuild)
+                reports, embedded, name, changed = _rewrite(settings, embedder, base, read,
+                                                            progress)
         finally:
             if base is not None:
                 base.close()
@@ -203,9 +204,9 @@ def remove(paths: list[Path], settings: Settings) -> RemoveReport:
                 if _updatable(base):
                     name = _write_update(settings, base, sorted(keys), [], [])
                 else:
+                    model = (base.manifest["model"], base.manifest["dim"])
                     kept = _filings(base.all_chunks(), base.all_facts(), {}, {}, drop=keys)
-                    name = _write_whole(settings, (base.manifest["model"], base.manifest["dim"]),
-                                       kept)
+                    name = _write_whole(settings, model, _with_vectors(settings, kept, model))
                 published = True
         finally:
             base.close()
@@ -231,34 +232,96 @@ def _updatable(base: Index) -> bool:
     return backend["kind"] == "edge" or bool(backend.get("versioned"))
 
 
-def _rewrite(settings, embedder, base: Index | None, read, progress, rebuild: bool):
-    """The whole index written anew: the published chunks (none for a first build or
-    --rebuild) with every filing read replacing its old self. `read`'s chunks and facts are
-    let go once grouped by filing, and each filing once written (`_write_whole`): the
-    engine's optimize runs with none of the corpus held."""
-    filings, changed = _whole(base, read, rebuild)
-    read[:] = [(report, [], []) for report, _, _ in read]
-    embedded, name = 0, current_generation(settings.data_dir)
+def _write_read(settings, embedder, read, progress):
+    """A first build or --rebuild: each filing goes into the new generation as it is read
+    (embedded first where its texts are not cached) and is let go, so the build holds about
+    one filing whatever the corpus's size; `write_filings` writes the engine's points from its
+    own table once every filing is in. A filing read twice (two files of one accession): the
+    last read replaces the first. A chunk id met before stays with the filing that had it.
+    Returns what `_update` returns; nothing is written when no filing was read."""
+    reports: list[FilingReport] = []
+    done = {"embedded": 0}
+    model = (embedder.name, embedder.dim)
+    room = _DiskRoom(settings)  # measured before anything is written
+
+    def filings():
+        holder: dict[str, str] = {}  # chunk id -> the filing holding it
+        written = 0
+        cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", *model)
+        try:
+            for report, chunks, facts in read:
+                reports.append(report)
+                report.new_chunks = len(chunks)
+                if not chunks:
+                    continue
+                key = chunks[0].filing_key
+                for cid in [cid for cid, k in holder.items() if k == key]:  # read again
+                    del holder[cid]
+                kept = [c for c in chunks if c.chunk_id not in holder]
+                holder.update((c.chunk_id, key) for c in kept)
+                written += len(kept)
+                room.check(written)  # the engine's files, written last, included
+                texts = [dense_text(c) for c in kept]
+                todo = cache.missing(texts)
+                if progress:
+                    progress.cached(len(texts) - len(todo))
+                cache.fill(todo, embedder.encode, on_batch=lambda n: _embedded(progress, n))
+                done["embedded"] += len(todo)
+                yield kept, cache.get(texts), facts
+        finally:
+            cache.close()
+
+    batches = _started(filings())
+    if batches is None:
+        return reports, 0, None, False
+    try:
+        name = _write_whole(settings, model, batches)
+    except BuildError:
+        _remove_leftovers(settings)  # what the write had started
+        raise
+    return reports, done["embedded"], name, True
+
+
+def _started(items):
+    """`items` from its first item on (read here), or None when it has none. Not
+    `itertools.chain`, whose arguments would hold the first item to the end."""
+    first = next(items, None)
+    return None if first is None else _resumed(first, items)
+
+
+def _resumed(head, tail):
+    yield head
+    del head  # handed on: held by nobody here
+    yield from tail
+
+
+def _rewrite(settings, embedder, base: Index, read, progress):
+    """The whole index written anew over a published one an update cannot start from (another
+    backend or format): its chunks with every filing read replacing its old self; nothing
+    written when that changes nothing. Each filing is let go once written (`_write_whole`)."""
+    read = list(read)
+    reports = [report for report, _, _ in read]
+    filings, changed = _whole(base, read)
+    read.clear()
+    embedded, name = 0, base.name
     if changed:
         _check_space(settings, sum(len(chunks) for chunks, _ in filings))
         embedded = _embed(settings, embedder, [c for chunks, _ in filings for c in chunks],
                           progress)
-        name = _write_whole(settings, (embedder.name, embedder.dim), filings)
-    return embedded, name, changed
+        model = (embedder.name, embedder.dim)
+        name = _write_whole(settings, model, _with_vectors(settings, filings, model))
+    return reports, embedded, name, changed
 
 
-def _whole(base: Index | None, read, rebuild: bool) -> tuple[list, bool]:
+def _whole(base: Index, read) -> tuple[list, bool]:
     """The filings of the index `_rewrite` writes, and whether it differs from `base`; counts
     each report's new chunks."""
-    old = base.all_chunks() if base is not None else []
-    old_facts = base.all_facts() if base is not None else []
+    old, old_facts = base.all_chunks(), base.all_facts()
     fresh = _fresh(read)
     filings = _filings(old, old_facts, fresh, _fresh_facts(read))
     old_ids, old_json = {c.chunk_id for c in old}, _chunk_keys(old)
     _count_new(read, lambda c: c.chunk_id not in old_ids,
-               lambda key: not rebuild and _chunk_keys(fresh[key]) <= old_json)
-    if rebuild or base is None:  # nothing to compare with: no keys (gigabytes at 1M chunks)
-        return filings, rebuild or any(c or f for c, f in filings)
+               lambda key: _chunk_keys(fresh[key]) <= old_json)
     changed = (_chunk_keys([c for chunks, _ in filings for c in chunks]) != old_json
                or _fact_keys(f for _, facts in filings for f in facts) != _fact_keys(old_facts))
     return filings, changed
@@ -334,18 +397,18 @@ def _update(settings, embedder, base: Index, read, progress):
     return reports, embedded, name, True
 
 
-def _write_whole(settings, model: tuple[str, int], filings: list) -> str:
-    """A generation of `filings` ((chunks, facts) each), which it empties as it writes them."""
+def _write_whole(settings, model: tuple[str, int], batches) -> str:
+    """A generation of `batches` ((chunks, vectors, facts) of whole filings), published."""
     name = _next_name(settings.data_dir)
-    write_filings(settings, name, _with_vectors(settings, filings, model), model[0], model[1])
+    write_filings(settings, name, batches, model[0], model[1])
     publish(settings.data_dir, name)
     crash_point("published")
     return name
 
 
 def _with_vectors(settings, filings: list, model: tuple[str, int]):
-    """Each of `filings` with its chunks' embeddings (from the cache), taken off the list as it
-    is handed on, so that a filing written is a filing let go."""
+    """Each of `filings` ((chunks, facts)) with its chunks' embeddings (from the cache), taken
+    off the list as it is handed on, so that a filing written is a filing let go."""
     cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", *model)
     try:
         filings.reverse()
@@ -619,19 +682,30 @@ def _collection_of(path: Path) -> str | None:
 
 
 def _check_space(settings: Settings, chunks: int, *, copies: int = 0) -> None:
-    """Refuse a build the disk cannot hold, before writing anything: `chunks` written and
-    `copies` bytes of tables copied. Qdrant edge writes through memory-mapped files: on a full
-    disk the kernel kills the writer with SIGBUS instead of returning an error (the published
-    index survives that too, but nobody is told why)."""
-    need = (int(chunks * (_bytes_per_chunk(settings) * 1.5 + CACHE_BYTES_PER_TEXT)) + copies
-            + SPARE_BYTES)
-    st = os.statvfs(settings.data_dir)
-    free = st.f_bavail * st.f_frsize
-    if free < need:
-        raise BuildError(
-            f"not enough disk space in {settings.data_dir}: the new index needs about "
-            f"{need / 1e6:,.0f} MB, {free / 1e6:,.0f} MB free; the published index is unchanged; "
-            "free some space or choose another --data-dir")
+    """Refuse a build the disk cannot hold, before writing anything (`_DiskRoom`)."""
+    _DiskRoom(settings).check(chunks, copies)
+
+
+class _DiskRoom:
+    """The disk's room for a build, measured once before it writes: `check` refuses `chunks`
+    written and `copies` bytes of tables copied that it cannot hold. Qdrant edge writes through
+    memory-mapped files: on a full disk the kernel kills the writer with SIGBUS instead of
+    returning an error (the published index survives that too, but nobody is told why). A
+    build that writes as it reads checks before each filing; the engine's files come last."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.data_dir = settings.data_dir
+        self.per_chunk = _bytes_per_chunk(settings) * 1.5 + CACHE_BYTES_PER_TEXT
+        st = os.statvfs(settings.data_dir)
+        self.free = st.f_bavail * st.f_frsize
+
+    def check(self, chunks: int, copies: int = 0) -> None:
+        need = int(chunks * self.per_chunk) + copies + SPARE_BYTES
+        if self.free < need:
+            raise BuildError(
+                f"not enough disk space in {self.data_dir}: the new index needs about "
+                f"{need / 1e6:,.0f} MB, {self.free / 1e6:,.0f} MB free; the published index is "
+                "unchanged; free some space or choose another --data-dir")
 
 
 def _bytes_per_chunk(settings: Settings) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -21,6 +22,10 @@ from finrag.ingest.factcache import FactCache
 from finrag.ingest.readcache import ReadCache
 
 READS, FACTS = "reads.sqlite", "facts-cache.sqlite"
+# Filings read ahead of the caller, per worker: the workers stay busy while the caller embeds or
+# compares one, and a slow caller (a first build embedding on a CPU) does not pile up every
+# filing read in memory.
+AHEAD = 2
 _worker: dict = {}  # this worker process's counter and caches (set by _start)
 
 
@@ -55,10 +60,17 @@ def iter_filings(jobs: list[tuple[Path, str | None, int | None]], counter, data_
     try:
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
                                  initargs=(counter, data_dir)) as pool:
+            ahead: deque = deque()
             try:
-                for job, result in zip(jobs, pool.map(_read_job, jobs)):
+                for job in jobs:
+                    ahead.append(pool.submit(_read_job, job))
+                    if len(ahead) < AHEAD * workers:
+                        continue
+                    yield _arrived(jobs[done][0], ahead.popleft().result(), progress)
                     done += 1
-                    yield _arrived(job[0], result, progress)
+                while ahead:
+                    yield _arrived(jobs[done][0], ahead.popleft().result(), progress)
+                    done += 1
             finally:  # a caller that stops early does not wait for the filings it will not use
                 pool.shutdown(cancel_futures=True)
     except BrokenProcessPool:  # a worker was killed (out of memory, say): read the rest here

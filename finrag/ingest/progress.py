@@ -1,9 +1,10 @@
 """One terminal progress bar for a whole build, counted in chunks, with rate and ETA.
 
-Reading comes first: each filing read adds its chunks to the bar's total (the postfix says how
-many filings are read so far). Embedding then advances the bar; chunks whose vectors are
-already cached count as done when embedding starts, so the rate and ETA are those of the work
-left.
+Each filing read adds its chunks to the bar's total (the postfix says how many filings are read
+so far); embedding advances it, and chunks whose vectors are already cached count as done, so
+the rate and ETA are those of the work left. An update reads every filing, then embeds the
+changed ones (`embedding`); a first build or --rebuild embeds each filing as it is read
+(`cached`, `embedded`), so its total grows until the last filing is read.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ class Progress:
         bar.set_description("embedding")
         bar.set_postfix_str(f"{self.read} filings read, {total - todo} cached")
         bar.refresh()
+
+    def cached(self, n: int) -> None:
+        """A filing read by a build that embeds as it reads: `n` of its chunks were cached."""
+        bar = self._open()
+        if bar is None:
+            return
+        bar.set_description("indexing")
+        bar.update(n)
 
     def embedded(self, n: int) -> None:
         if self._bar is not None:

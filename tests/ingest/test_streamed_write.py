@@ -5,8 +5,10 @@ the corpus in one piece writes."""
 from __future__ import annotations
 
 import gc
+import shutil
 import sqlite3
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +17,9 @@ from conftest import FakeEmbedder
 from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.generation import write_filings, write_generation
-from finrag.index import GENERATIONS, TABLE, Index
-from finrag.ingest.build import build
+from finrag.index import GENERATIONS, TABLE, Index, current_generation
+from finrag.ingest.build import SPARE_BYTES, BuildError, _DiskRoom, build
+from finrag.ingest.read import locate
 from finrag.ingest.sample import unpack_sample
 from finrag.models import Chunk, Filters
 from finrag.store.edge import EdgeStore
@@ -144,6 +147,9 @@ class _Watch:
     def embedding(self, todo: int, total: int) -> None:
         pass
 
+    def cached(self, n: int) -> None:
+        pass
+
     def embedded(self, n: int) -> None:
         pass
 
@@ -160,3 +166,55 @@ def test_reingesting_a_folder_holds_the_filing_read_not_every_one(tmp_path):
     assert len(watch.alive) == 5 and len(watch.alive[-1]) >= 1
     # the filing arriving, and the one before it while the loop moves on
     assert max(map(len, watch.alive)) <= 2, watch.alive
+
+
+def test_a_first_build_holds_the_filing_read_not_every_one(tmp_path):
+    """A first build (or --rebuild) writes each filing as it is read: it never holds the
+    corpus, whatever its size."""
+    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+    watch = _Watch(tmp_path)
+    report = build([root], Settings(data_dir=tmp_path / "data", qdrant_url=None),
+                   FakeEmbedder(), TokenCounter().count, progress=watch)
+    assert report.published and report.totals()["filings"] == len(watch.alive) == 5
+    assert max(map(len, watch.alive)) <= 2, watch.alive
+
+
+def test_a_filing_read_twice_in_a_first_build_is_indexed_once_from_the_last_read(tmp_path):
+    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+    first = root / SUBSET[0]
+    again = shutil.copytree(first, tmp_path / "copy" / first.name)
+    one = Settings(data_dir=tmp_path / "one", qdrant_url=None)
+    two = Settings(data_dir=tmp_path / "two", qdrant_url=None)
+    build([first], one, FakeEmbedder(), TokenCounter().count)
+    build([first, again, root / SUBSET[1]], two, FakeEmbedder(), TokenCounter().count)
+    alone, both = Index.open(one, tables_only=True), Index.open(two, tables_only=True)
+    try:
+        (key, filing), = alone.filings().items()
+        assert both.filings()[key]["chunks"] == filing["chunks"]
+        last = [u for u in locate([first, again]) if u.is_relative_to(first)
+                or u.is_relative_to(again)][-1]  # the order the build reads them in
+        assert Path(both.filings()[key]["source"]).is_relative_to(last)
+        assert set(alone.chunk_ids()) < set(both.chunk_ids())
+    finally:
+        alone.close()
+        both.close()
+
+
+def test_a_first_build_the_disk_cannot_hold_stops_in_one_line_and_leaves_nothing(
+        tmp_path, monkeypatch):
+    """The room is measured before anything is written and checked before each filing; the
+    engine's files, which a full disk would kill the writer on (SIGBUS), come last."""
+    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+    settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
+    measure = _DiskRoom.__init__
+
+    def small(self, s):
+        measure(self, s)
+        self.free = int(500 * self.per_chunk) + SPARE_BYTES  # one filing's room, not three
+
+    monkeypatch.setattr(_DiskRoom, "__init__", small)
+    with pytest.raises(BuildError, match="not enough disk space") as error:
+        build([root / p for p in SUBSET], settings, FakeEmbedder(), TokenCounter().count)
+    assert "\n" not in str(error.value) and "unchanged" in str(error.value)
+    assert current_generation(settings.data_dir) is None
+    assert not list((settings.data_dir / GENERATIONS).iterdir())
