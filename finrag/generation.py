@@ -61,7 +61,7 @@ def write_generation(
 
 def write_filings(
     settings: Settings, name: str, filings: Iterable[tuple[list[Chunk], np.ndarray, list[Fact]]],
-    model_name: str, dim: int = EMBED_DIM,
+    model_name: str, dim: int = EMBED_DIM, *, replace: bool = False,
 ) -> Path:
     """Write a complete generation under a temporary name, then rename it into place.
 
@@ -71,10 +71,12 @@ def write_filings(
     written from the table and that file, a batch of rows at a time. So the writer holds one
     batch, never the corpus, and nothing of the input while the engine builds its graph: a
     caller that lets each batch go (the build, the bench) writes a million chunks in the
-    memory of the engine's optimize (docs/scale.md, "The writer's memory")."""
+    memory of the engine's optimize (docs/scale.md, "The writer's memory"). `replace`: a batch
+    holding a filing an earlier batch held replaces it (a build that met one filing twice);
+    otherwise batches only add."""
     tmp = _start(settings, name)
     con = _create_tables(tmp / TABLE)
-    counts, numbered, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim)
+    counts, numbered, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim, replace)
     store, backend = _create_store(settings, tmp, name, dim)
     _write_points(store, _table_points(con, tmp / SCRATCH, dim, numbered), avgdl)
     if store.keeps_payloads:
@@ -101,12 +103,12 @@ def write_filings(
     return _finish(settings, tmp, name, manifest)
 
 
-def _fill_tables(con: sqlite3.Connection, filings, scratch: Path,
-                 dim: int) -> tuple[dict, int, float]:
+def _fill_tables(con: sqlite3.Connection, filings, scratch: Path, dim: int,
+                 replace: bool) -> tuple[dict, int, float]:
     """Pass one of `write_filings`: every batch's rows, in one transaction, and its page-context
-    vectors appended to `scratch` in row order (a batch holding a filing written before
-    replaces it: its rows go, its vectors stay unread); returns the row counts, the rows
-    numbered and BM25's average length."""
+    vectors appended to `scratch` in row order (with `replace`, a batch holding a filing
+    written before replaces it: its rows go, its vectors stay unread); returns the row
+    counts, the rows numbered and BM25's average length."""
     lengths: dict[str, array] = {}  # filing -> its chunks' term counts
     rows = {"chunks": 0, "facts": 0}
     with open(scratch, "wb") as out:
@@ -114,7 +116,7 @@ def _fill_tables(con: sqlite3.Connection, filings, scratch: Path,
             if len(vectors) != len(chunks) or (len(chunks) and vectors.shape[1] != dim):
                 raise ValueError(f"{len(chunks)} chunks came with vectors of shape "
                                  f"{np.shape(vectors)}, not ({len(chunks)}, {dim})")
-            again = list({c.filing_key for c in chunks} & lengths.keys())
+            again = list({c.filing_key for c in chunks} & lengths.keys()) if replace else []
             if again:  # a filing written before: this batch replaces it
                 marks = ",".join("?" * len(again))
                 for table in ("chunks", "facts"):
@@ -125,7 +127,7 @@ def _fill_tables(con: sqlite3.Connection, filings, scratch: Path,
             _insert_facts(con, facts, rows["facts"])  # the scratch file
             rows["chunks"] += len(chunks)
             rows["facts"] += len(facts)
-            for c in chunks:
+            for c in chunks:  # by filing, so that a replaced one's counts go too
                 lengths.setdefault(c.filing_key, array("I")).append(len(bm25_terms(c)))
             stored = _stored_vectors(chunks, vectors)
             out.write(np.ascontiguousarray(stored, dtype=np.float32).tobytes())

@@ -20,7 +20,7 @@ import os
 import shutil
 import sqlite3
 import time
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,21 +142,27 @@ def build(
             progress.filings = len(jobs)
         base = None if rebuild else _open_published(settings)
         try:
-            read = iter_filings(jobs, counter, settings.data_dir, workers, progress)
-            if base is not None and _updatable(base):
-                reports, embedded, name, changed = _update(settings, embedder, base, read,
-                                                           progress)
-            elif base is None:  # a first build, or --rebuild
-                reports, embedded, name, changed = _write_read(settings, embedder, read,
-                                                               progress)
-            else:
-                reports, embedded, name, changed = _rewrite(settings, embedder, base, read,
-                                                            progress)
+            # closed on the way out: a build that stops early stops the reading processes too
+            with closing(iter_filings(jobs, counter, settings.data_dir, workers,
+                                      progress)) as read:
+                reports, embedded, name, changed = _index(settings, embedder, base, read,
+                                                          progress)
         finally:
             if base is not None:
                 base.close()
         _collect_garbage(settings)
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
+
+
+def _index(settings, embedder, base: Index | None, read, progress):
+    """(reports, texts embedded, the generation published, whether it changed) of a build
+    reading `read`: an update of `base`, a first build or --rebuild (no `base`), or a whole
+    rewrite over an index an update cannot start from."""
+    if base is not None and _updatable(base):
+        return _update(settings, embedder, base, read, progress)
+    if base is None:
+        return _write_read(settings, embedder, read, progress)
+    return _rewrite(settings, embedder, base, read, progress)
 
 
 @dataclass
@@ -238,15 +244,16 @@ def _write_read(settings, embedder, read, progress):
     one filing whatever the corpus's size; `write_filings` writes the engine's points from its
     own table once every filing is in. A filing read twice (two files of one accession): the
     last read replaces the first. A chunk id met before stays with the filing that had it.
-    Returns what `_update` returns; nothing is written when no filing was read."""
+    Returns what `_update` returns. When no filing could be read nothing is written: a
+    --rebuild of unreadable paths leaves the published index as it was."""
     reports: list[FilingReport] = []
     done = {"embedded": 0}
     model = (embedder.name, embedder.dim)
     room = _DiskRoom(settings)  # measured before anything is written
 
     def filings():
-        holder: dict[str, str] = {}  # chunk id -> the filing holding it
-        written = 0
+        held: dict[str, list[str]] = {}  # filing -> the chunk ids it holds
+        holder: set[str] = set()
         cache = EmbeddingCache(settings.data_dir / "embeddings.sqlite", *model)
         try:
             for report, chunks, facts in read:
@@ -255,12 +262,11 @@ def _write_read(settings, embedder, read, progress):
                 if not chunks:
                     continue
                 key = chunks[0].filing_key
-                for cid in [cid for cid, k in holder.items() if k == key]:  # read again
-                    del holder[cid]
+                holder.difference_update(held.pop(key, ()))  # read again: its ids are free
                 kept = [c for c in chunks if c.chunk_id not in holder]
-                holder.update((c.chunk_id, key) for c in kept)
-                written += len(kept)
-                room.check(written)  # the engine's files, written last, included
+                held[key] = [c.chunk_id for c in kept]
+                holder.update(held[key])
+                room.check(len(holder))  # the engine's files, written last, included
                 texts = [dense_text(c) for c in kept]
                 todo = cache.missing(texts)
                 if progress:
@@ -272,10 +278,10 @@ def _write_read(settings, embedder, read, progress):
             cache.close()
 
     batches = _started(filings())
-    if batches is None:
-        return reports, 0, None, False
+    if batches is None:  # no filing read: the published index, if any, stays
+        return reports, 0, current_generation(settings.data_dir), False
     try:
-        name = _write_whole(settings, model, batches)
+        name = _write_whole(settings, model, batches, replace=True)
     except BuildError:
         _remove_leftovers(settings)  # what the write had started
         raise
@@ -397,10 +403,11 @@ def _update(settings, embedder, base: Index, read, progress):
     return reports, embedded, name, True
 
 
-def _write_whole(settings, model: tuple[str, int], batches) -> str:
-    """A generation of `batches` ((chunks, vectors, facts) of whole filings), published."""
+def _write_whole(settings, model: tuple[str, int], batches, *, replace: bool = False) -> str:
+    """A generation of `batches` ((chunks, vectors, facts) of whole filings), published;
+    `replace`: a batch holding a filing written before replaces it (`write_filings`)."""
     name = _next_name(settings.data_dir)
-    write_filings(settings, name, batches, model[0], model[1])
+    write_filings(settings, name, batches, model[0], model[1], replace=replace)
     publish(settings.data_dir, name)
     crash_point("published")
     return name

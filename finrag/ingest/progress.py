@@ -4,7 +4,7 @@ Each filing read adds its chunks to the bar's total (the postfix says how many f
 so far); embedding advances it, and chunks whose vectors are already cached count as done, so
 the rate and ETA are those of the work left. An update reads every filing, then embeds the
 changed ones (`embedding`); a first build or --rebuild embeds each filing as it is read
-(`cached`, `embedded`), so its total grows until the last filing is read.
+(`cached`, `embedded`), its total then estimated from the filings read so far.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ class Progress:
         self.enabled = enabled
         self.filings = filings  # how many will be read, where known
         self.read = 0
+        self.chunks_read = 0
+        self.streaming = False  # embedding as filings are read (`cached`)
         self._bar = None
 
     def __enter__(self) -> Progress:
@@ -32,10 +34,11 @@ class Progress:
     def reading(self, unit: Path, chunks: int = 0) -> None:
         """One filing read, with `chunks` chunks."""
         self.read += 1
+        self.chunks_read += chunks
         bar = self._open()
         if bar is None:
             return
-        bar.total = (bar.total or 0) + chunks
+        bar.total = self._expected()
         of = f"/{self.filings}" if self.filings else ""
         bar.set_postfix_str(f"{self.read}{of} filings read, {unit.name[-40:]}")
 
@@ -51,12 +54,21 @@ class Progress:
         bar.refresh()
 
     def cached(self, n: int) -> None:
-        """A filing read by a build that embeds as it reads: `n` of its chunks were cached."""
+        """A filing read by a build that embeds as it reads: `n` of its chunks were cached.
+        Its total is then the chunks read so far scaled to every filing, so the ETA is the
+        whole build's, not the filing's."""
+        self.streaming = True
         bar = self._open()
         if bar is None:
             return
         bar.set_description("indexing")
+        bar.total = self._expected()
         bar.update(n)
+
+    def _expected(self) -> int:
+        if self.streaming and self.filings and self.read:
+            return max(self.chunks_read, round(self.chunks_read * self.filings / self.read))
+        return self.chunks_read
 
     def embedded(self, n: int) -> None:
         if self._bar is not None:

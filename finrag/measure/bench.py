@@ -114,7 +114,9 @@ def replicate_facts(facts, n: int, s: int):
 
 def replicated_filings(chunks, vectors, facts, n: int):
     """`replicate` and `replicate_facts` one copy at a time, (chunks, vectors, facts) each: what
-    the index is written from (`build_index`), so the bench holds one copy, not N chunks."""
+    the index is written from (`build_index`), so the bench holds one copy, not N chunks. Past
+    100 copies a ticker and year come round again: such copies share a filing key, and the
+    writer adds them (no `replace`)."""
     s = len(chunks)
     for copy in range(-(-n // s)):
         ticker = TICKERS[copy % len(TICKERS)]
@@ -163,7 +165,8 @@ def build_index(work: Path, filings) -> dict:
     manifest = json.loads((path / "manifest.json").read_text())
     backend = manifest["backend"]
     return {"build_s": round(build_s, 2), "disk_mb": round(disk / 2**20, 1),
-            "facts": manifest["facts"], "writer_peak_mb": _rss_mb("VmHWM"),
+            "indexed_chunks": manifest["chunks"], "facts": manifest["facts"],
+            "writer_peak_mb": _rss_mb("VmHWM"),
             "optimize_s": backend.get("optimize_s"),
             "indexed_vectors": backend.get("indexed_vectors")}
 
@@ -343,6 +346,9 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
     source_chunks, source_vectors, source_facts = source_corpus(source_dir)
     report = {"chunks": n, **build_index(work, replicated_filings(
         source_chunks, source_vectors, source_facts, n))}
+    if report["indexed_chunks"] != n:
+        raise RuntimeError(f"bench: {report['indexed_chunks']:,} chunks indexed of {n:,}; its "
+                           "figures would not be those of its size")
     report.update(_subprocess_query_phase(work / "data", qs))
     if in_place:
         report["in_place"] = in_place_phase(work / "data", source_dir)

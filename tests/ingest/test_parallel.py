@@ -166,3 +166,19 @@ def test_a_counter_from_a_script_reads_in_this_process_without_worker_tracebacks
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.split() == ["2"], done.stderr[-2000:]
     assert "Traceback" not in done.stderr
+
+
+def test_a_build_embedding_as_it_reads_counts_the_whole_job():
+    """A first build embeds each filing as it is read: the bar's total is the chunks read so
+    far scaled to every filing, so its ETA is the build's, and it ends at the real total."""
+    with Progress(enabled=True, filings=4) as progress:
+        progress.reading(Path("a.htm"), 30)
+        progress.cached(10)
+        progress.embedded(20)
+        bar = progress._bar
+        assert bar.total == 120 and bar.n == 30
+        for name, chunks in (("b.htm", 50), ("c.htm", 40), ("d.htm", 40)):
+            progress.reading(Path(name), chunks)
+            progress.cached(0)
+            progress.embedded(chunks)
+        assert bar.n == bar.total == 160

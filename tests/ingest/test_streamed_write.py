@@ -218,3 +218,33 @@ def test_a_first_build_the_disk_cannot_hold_stops_in_one_line_and_leaves_nothing
     assert "\n" not in str(error.value) and "unchanged" in str(error.value)
     assert current_generation(settings.data_dir) is None
     assert not list((settings.data_dir / GENERATIONS).iterdir())
+
+
+def test_the_bench_writes_every_copy_even_when_filing_keys_come_round_again(corpus, tmp_path):
+    """The bench has 10 tickers x 10 years: copy 100 shares copy 0's filing key. A writer that
+    replaced filings met again would index 200 of these 300 chunks and time the wrong size."""
+    from finrag.measure.bench import build_index, replicated_filings
+
+    chunks, vectors, facts = corpus[0]
+    report = build_index(tmp_path, replicated_filings(chunks[:2], vectors[:2], facts[:3], 300))
+    assert report["indexed_chunks"] == 300 and report["facts"] == 150 * 3
+
+
+def test_a_rebuild_that_reads_no_filing_leaves_the_index_as_it_was(tmp_path):
+    """--rebuild writes the index from the given paths only; when none of them can be read
+    there is nothing to write it from, and the published index is not replaced by an empty one."""
+    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+    settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
+    build([root / SUBSET[2]], settings, FakeEmbedder(), TokenCounter().count)
+    before = current_generation(settings.data_dir)
+    bad = tmp_path / "bad" / "10-K.htm"
+    bad.parent.mkdir()
+    bad.write_text("<html><body>not a filing</body></html>")
+    report = build([bad], settings, FakeEmbedder(), TokenCounter().count, rebuild=True)
+    assert report.totals()["failed"] == 1 and not report.published
+    assert report.generation == before == current_generation(settings.data_dir)
+    index = Index.open(settings, tables_only=True)
+    try:
+        assert len(index) > 300
+    finally:
+        index.close()
