@@ -203,6 +203,10 @@ def write_update(
         store.delete_filings(drop)
         _write_points(store, zip(chunks, _stored_vectors(chunks, vectors)), avgdl)
         backend = {**manifest["backend"], **store.finish(optimize=False)}
+        # points deleted since the shard was written whole: the engine keeps them in BM25's
+        # document counts (idf) until a rebuild (docs/scale.md); `ingest status` says how many
+        manifest["deleted_points"] = (manifest.get("deleted_points", 0) + len(base)
+                                      + len(chunks) - counts["chunks"])
     crash_point("flush")
     store.close()
     manifest.update(generation=name, backend=backend, updated_from=base.name,

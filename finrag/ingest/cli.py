@@ -229,6 +229,10 @@ def _status(args) -> int:
         print(json.dumps(data, indent=2))
         return EXIT_OK
     print(f"index {data['generation']} in {settings.data_dir}: {data['chunks']} chunks")
+    if data["deleted_points"]:
+        print(f"  BM25's document counts may still include up to {data['deleted_points']} chunks "
+              f"that updates took out ({data['deleted_points'] / max(data['chunks'], 1):.1%} of "
+              "the index); `ingest build --rebuild` counts afresh")
     _print_server_index(settings)
     for f in data["filings"]:
         _print_filing(f, data["companies"])
@@ -283,6 +287,8 @@ def status_json(index) -> dict:
         "tokenizer": index.manifest["tokenizer"],
         "backend": index.manifest["backend"]["kind"],
         "server_index": published_alias(index.manifest["backend"]),
+        # chunks in-place updates took out that BM25's idf still counts (embedded engine)
+        "deleted_points": index.manifest.get("deleted_points", 0),
         **facets,
         # where each filing was read from: what `python -m ingest remove PATH` takes
         "sources": sorted(({"filing_key": key, "ticker": f["ticker"],

@@ -254,3 +254,26 @@ def test_an_update_is_not_built_on_a_shard_copy_missing_points(root, tmp_path, c
     err = capsys.readouterr().err.strip()
     assert code == 1 and "\n" not in err and "holds" in err and "--rebuild" in err, err
     assert current_generation(data) == published
+
+
+def test_status_counts_the_chunks_updates_took_out_until_a_rebuild(root, tmp_path, capsys):
+    """The embedded engine keeps points an update deletes in BM25's document counts until
+    `--rebuild`: `status` says how many, so an analyst knows when a rebuild is due."""
+    data = tmp_path / "data"
+    first = {f.ticker: f.chunks for f in _build(data, [root / AAPL, root / HD]).filings}
+    hd = tmp_path / "hd" / Path(HD).name
+    shutil.copytree(root / HD, hd)
+    _build(data, [hd], ticker="HDX")  # HD read again as another company: replaced in place
+    removed = _build(data, [root / AAPL])  # unchanged: nothing taken out
+    assert not removed.published
+    assert ingest_main(["remove", str(root / AAPL), "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    assert ingest_main(["status", "--data-dir", str(data), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    taken_out = first["HD"] + first["AAPL"]  # HD's first read, then AAPL
+    assert status["deleted_points"] == taken_out and status["chunks"] > 300
+    assert ingest_main(["status", "--data-dir", str(data)]) == 0
+    assert f"may still include up to {taken_out} chunks" in capsys.readouterr().out
+    _build(data, [hd], ticker="HDX", rebuild=True)
+    assert ingest_main(["status", "--data-dir", str(data), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["deleted_points"] == 0
