@@ -31,17 +31,20 @@ running), which is a build-time cost only. A query with a filter is always exact
 so filtered results equal brute force at any size; an unfiltered one is approximate (recall
 figures in the README's benchmark).
 
-Memory: nothing per point is read into RAM at open but the id tracker and the payload indexes
-of the ticker and fiscal year (the filters analysts set on nearly every query; the others are
-read on demand, `_index_params`). The dense vectors stay in their file, mapped and read on
-demand (`Memory.Cold`), and so do their int8 copy (a quarter of the size, `QUANTIZED`), which
-only the unfiltered graph walk reads, its candidates rescored with the full vectors
-(`OVERSAMPLING`), and the sparse (BM25) inverted index (`SPARSE_MEMORY`). A filtered query
-ignores the int8 copy and scores the full vectors, so it stays exact. What a query reads stays
-in the page cache, which reader processes share and the kernel can take back. docs/scale.md has
-open time and memory at 1M chunks for each layout (the int8 copy and the sparse index read into
-RAM at open took a 1M open from 0.5-0.9 s to 2.0-4.0 s). A shard keeps the layout it was
-written with until a rebuild.
+Memory: of the sealed segments (those `optimize()` wrote: all but the last ~6,600 chunks
+and the points added in place since), a reader reads into RAM at open mainly the id tracker,
+the graph's links and the payload indexes of the ticker and fiscal year (the filters analysts
+set on nearly every query; the others are read on demand, `_index_params`). The dense vectors
+stay in their file, mapped and read on demand (`Memory.Cold`), and so do their int8 copy (a
+quarter of the size, `QUANTIZED`), which only the unfiltered graph walk reads, its candidates
+rescored with the full vectors (`OVERSAMPLING`), and the sparse (BM25) inverted index
+(`SPARSE_MEMORY`). A filtered query ignores the int8 copy and scores the full vectors, so it
+stays exact. The appendable segment is small and is read whole. What a query reads stays in
+the page cache, which reader processes share and the kernel can take back; a process maps a
+page on first touch. docs/scale.md has open time and memory at 1M chunks for each layout (the
+engine's load at 1M: 2.0-3.3 s with the int8 copy and the sparse index read into RAM, 0.5-0.65 s
+mapped). A shard keeps the layout it was written with, through in-place updates too, until
+`--rebuild`.
 """
 
 from __future__ import annotations

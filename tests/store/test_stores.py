@@ -166,17 +166,24 @@ def test_filtered_search_on_a_graphed_shard_scores_the_full_vectors(graphed):
 
 
 def test_a_graphed_shard_keeps_its_int8_copy_and_sparse_index_in_their_files(graphed):
-    """Opening a shard maps the int8 copy and the BM25 inverted index instead of reading them
-    into RAM (at 1M chunks that read was 0.7 GB and most of a 2-4 s open): the layout each sealed
-    segment records, which is what the engine's load follows."""
+    """Opening a shard maps the int8 copy and the BM25 inverted index of its sealed segments
+    instead of reading them into RAM (at 1M chunks that read was 0.7 GB and most of a 2-3 s
+    open). The engine's load follows each segment's own files: the int8 copy's placement is in
+    `quantized.config.json`, the sparse index's in `sparse_index_config.json`."""
     path, _, _ = graphed
-    configs = [json.loads(f.read_text())["config"] for f in path.glob("segments/*/segment.json")]
-    sealed = [c for c in configs if c["vector_data"]["dense"]["index"]["type"] == "hnsw"]
+    sealed = [d for d in path.glob("segments/*")
+              if json.loads((d / "segment.json").read_text())["config"]["vector_data"]["dense"]
+              ["index"]["type"] == "hnsw"]
     assert sealed, "no segment has its graph: the shard is too small to test the layout"
-    for config in sealed:
-        assert config["vector_data"]["dense"]["quantization_config"]["scalar"]["memory"] == "cold"
+    for segment in sealed:
+        config = json.loads((segment / "segment.json").read_text())["config"]
         assert config["vector_data"]["dense"]["storage_type"] == "Mmap"
-        assert config["sparse_vector_data"]["bm25"]["index"]["index_type"] == "Mmap"
+        quantized = json.loads((segment / "vector_storage-dense/quantized.config.json")
+                               .read_text())["quantization_config"]
+        assert quantized["scalar"]["memory"] == "cold"
+        sparse = json.loads((segment / "vector_index-bm25/sparse_index_config.json").read_text())
+        assert (sparse["index_type"], sparse["memory"]) == ("Mmap", "cold")
+        assert config["sparse_vector_data"]["bm25"]["index"]["memory"] == "cold"
 
 
 def test_an_unfiltered_query_on_a_graphed_shard_finds_what_brute_force_finds(graphed):
