@@ -31,10 +31,11 @@ running), which is a build-time cost only. A query with a filter is always exact
 so filtered results equal brute force at any size; an unfiltered one is approximate (recall
 figures in the README's benchmark).
 
-Memory: of the sealed segments (those `optimize()` wrote: all but the last ~6,600 chunks
-and the points added in place since), a reader reads into RAM at open mainly the id tracker,
-the graph's links and the payload indexes of the ticker and fiscal year (the filters analysts
-set on nearly every query; the others are read on demand, `_index_params`). The dense vectors
+Memory: of the sealed segments (those `optimize()` wrote; an index under ~6,600 chunks has
+none, and points added in place go to the appendable one), a reader reads into RAM at open
+mainly the id tracker, the graph's links and the payload indexes of the ticker and fiscal
+year (the filters analysts set on nearly every query; the others are read on demand,
+`_index_params`). The dense vectors
 stay in their file, mapped and read on demand (`Memory.Cold`), and so do their int8 copy (a
 quarter of the size, `QUANTIZED`), which only the unfiltered graph walk reads, its candidates
 rescored with the full vectors (`OVERSAMPLING`), and the sparse (BM25) inverted index

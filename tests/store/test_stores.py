@@ -171,12 +171,12 @@ def test_a_graphed_shard_keeps_its_int8_copy_and_sparse_index_in_their_files(gra
     open). The engine's load follows each segment's own files: the int8 copy's placement is in
     `quantized.config.json`, the sparse index's in `sparse_index_config.json`."""
     path, _, _ = graphed
-    sealed = [d for d in path.glob("segments/*")
-              if json.loads((d / "segment.json").read_text())["config"]["vector_data"]["dense"]
-              ["index"]["type"] == "hnsw"]
+    configs = {d: json.loads((d / "segment.json").read_text())["config"]
+               for d in path.glob("segments/*")}
+    sealed = {d: c for d, c in configs.items()
+              if c["vector_data"]["dense"]["index"]["type"] == "hnsw"}
     assert sealed, "no segment has its graph: the shard is too small to test the layout"
-    for segment in sealed:
-        config = json.loads((segment / "segment.json").read_text())["config"]
+    for segment, config in sealed.items():
         assert config["vector_data"]["dense"]["storage_type"] == "Mmap"
         quantized = json.loads((segment / "vector_storage-dense/quantized.config.json")
                                .read_text())["quantization_config"]
