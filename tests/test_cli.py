@@ -121,7 +121,7 @@ def test_search_json_hits_carry_page_index_printed_label_and_edgar_link(tmp_path
     company's 10-K list, and why)."""
     from conftest import word_count
 
-    from finrag.cli import search_json
+    from finrag.commands.query import search_json
     from finrag.config import Settings
     from finrag.ingest.build import build
     from finrag.ingest.sample import unpack_sample

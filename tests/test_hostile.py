@@ -20,6 +20,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from finrag import cli
+from finrag.commands import query
 from finrag.config import Settings
 from finrag.search import HybridSearcher
 
@@ -118,7 +119,7 @@ def shared_searcher(sample_index, real_embedder):
 @pytest.fixture
 def cli_main(shared_searcher, monkeypatch, capsys):
     """`python -m finrag ...` in-process on the shared searcher: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(cli, "searcher_for", lambda data_dir: shared_searcher)
+    monkeypatch.setattr(query, "searcher_for", lambda data_dir: shared_searcher)
 
     def run(*argv: str):
         code = cli.main(list(argv))

@@ -35,7 +35,7 @@ def _graph() -> dict[str, set[str]]:
 
 
 def _layer(module: str) -> str:
-    if module in SURFACES or module in ENTRY_POINTS:
+    if module in SURFACES or module in ENTRY_POINTS or module.startswith("finrag.commands"):
         return "surface"
     for layer in ("finrag.ingest", "finrag.measure"):
         if module == layer or module.startswith(layer + "."):

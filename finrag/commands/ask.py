@@ -1,0 +1,56 @@
+"""`python -m finrag ask`: the figure a question asks for, its citations and the passages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from finrag.commands import query
+from finrag.commands.search import hit_cell
+from finrag.config import TOP_K
+
+EXIT_OK = 0
+
+
+def register(sub) -> None:
+    a = sub.add_parser("ask", help="answer a question with the figure from the filing")
+    a.add_argument("question")
+    a.add_argument("--ticker", action="append", default=[], help="repeatable")
+    a.add_argument("--year", action="append", default=[], help="fiscal year, repeatable")
+    a.add_argument("--k", type=int, default=TOP_K, help="passages shown")
+    a.add_argument("--data-dir", type=Path)
+    a.add_argument("--json", action="store_true")
+    a.add_argument("--no-auto-filters", action="store_true", help=query.AUTO_HELP)
+    a.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from finrag.ask import ask, ask_json
+
+    filters = query.parse_filters(args.ticker, args.year, [])
+    searcher = query.searcher_for(args.data_dir)
+    query.warn_unknown(searcher, filters)
+    filters = query.with_auto_filters(searcher, args.question, filters, not args.no_auto_filters)
+    asked = ask(searcher, args.question, filters, args.k)
+    if args.json:
+        print(json.dumps(ask_json(asked, query.search_json(asked.search)["fused"]), indent=2))
+    else:
+        print_answer(asked)
+    return EXIT_OK
+
+
+def print_answer(asked) -> None:
+    a = asked.answer
+    if a is None:
+        print(f"No answer. {asked.outcome.reason}")
+    else:
+        print(a.text)
+        if a.formula and a.formula not in a.text:
+            print(f"formula: {a.formula}")
+        for c in asked.citations:
+            page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
+            print(f"  - {c['ticker']} FY{c['fiscal_year']} '{c['line_label']}', {c['statement']}, "
+                  f"{page}" + (f" {c['url']}" if c["url"] else ""))
+    print("passages:")
+    for h in asked.search.fused:
+        print("  " + hit_cell(h, 140)[0] + " " + " ".join(h.chunk.text.split())[:100])
