@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from finrag.answer import SCALE, convert
+from finrag.book import SCALE, convert
 
 
 class DataError(ValueError):
