@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from finrag import definition, verdict
 from finrag.book import SCALE, Book, Figure, Missing, convert, stem
 from finrag.citing import cite, fmt, term
 from finrag.facts import Fact
@@ -19,13 +20,15 @@ from finrag.lineitems import ITEMS, LineItem
 from finrag.metrics import USES, Step, metric_year
 from finrag.question import Question
 
+Formula = definition.Formula
+
 __all__ = ["SCALE", "Answer", "Outcome", "answer", "convert"]
 
 
 @dataclass
 class Answer:
-    kind: str  # "stated" | "computed" | "change"
-    value: float
+    kind: str  # "stated" | "computed" | "change" | "verdict"
+    value: float | None  # None for a verdict of "not applicable"
     unit: str
     text: str
     fiscal_year: int
@@ -33,6 +36,7 @@ class Answer:
     values: dict[str, float] | None = None
     change_pct: float | None = None
     figures: list[Figure] = field(default_factory=list)
+    verdict: str | None = None  # "yes" | "no" | "not applicable", for kind "verdict"
 
 
 @dataclass
@@ -71,8 +75,19 @@ def _with_years(q: Question, years: tuple[int, ...]) -> Question:
 
 
 def _answer(q: Question, book: Book, company: str) -> Answer:
-    if q.metric:
-        return _computed(q, book, company)
+    formula = _formula(q)
+    if q.judgement is not None:
+        return _verdict(q, book, company, formula)
+    if q.yes_no:
+        raise Missing("a verdict: the question asks yes or no, and finrag settles only a "
+                      "metric's sign, direction, stability, capital intensity, liquidity, "
+                      "growth or dividends paid")
+    if q.unknown_metric and formula is None:
+        raise Missing(f"the {q.unknown_metric}: a metric finrag does not know and the question "
+                      "does not define (define it in the question, e.g. '... is defined as "
+                      "A / B')")
+    if q.metric or formula is not None:
+        return _computed(q, book, company, formula)
     items = [i for i in q.items]
     if len(items) != 1:
         raise Missing(f"one figure, but the question names {len(items)} line items "
@@ -164,22 +179,102 @@ def _check_definition(q: Question) -> None:
                       f"uses {', '.join(other)}, which finrag's formula does not")
 
 
-def _computed(q: Question, book: Book, company: str) -> Answer:
-    _check_definition(q)
-    if q.metric == "cagr" or (q.change and q.metric is None):
+def _formula(q: Question) -> Formula | None:
+    """The question's own formula where it must be followed: a definition of a metric finrag
+    does not know (or of one it knows, using other lines), or operators joining figures in the
+    question itself ("EBITDA less capex"). None where finrag's own formula is the one asked."""
+    known = q.metric in USES and not q.unknown_metric
+    if q.formula_text:
+        if known and set(q.definition_items) <= _uses(q):
+            return None  # the textbook formula the question spells out
+        try:
+            formula = definition.read(q.formula_text)
+        except definition.Unplaced as exc:
+            raise Missing(f"the question's own definition ('{q.formula_text}'), but could not "
+                          f"place {exc} in it") from None
+        if known:  # a known metric defined with other lines: a definition of a part of it?
+            _check_definition(q)
+        return formula
+    try:
+        formula = definition.read_in(q.head)
+    except definition.Unplaced as exc:
+        raise Missing(f"a formula in the question, but could not place {exc}") from None
+    if formula is None or (q.metric == "item_margin" and formula.op == "%" and len(
+            formula.operands()) == 2):
+        return None  # "capex as a % of revenue": finrag's item margin
+    if q.metric in USES and formula.keys() <= _uses(q):
+        return None  # "operating income + D&A (EBITDA)": the metric asked, spelled out
+    return formula
+
+
+def _uses(q: Question) -> set[str]:
+    return USES.get(q.metric, set()) | ({"revenue"} if q.metric == "item_margin" else set())
+
+
+def _formula_step(q: Question, book: Book, formula: Formula, year: int) -> Step:
+    """The question's formula for one fiscal year, in the unit the question asks."""
+    def metric_of(key: str, y: int) -> definition.Value:
+        s = metric_year(replace(q, metric=key, definition_items=()), book, y)
+        return definition.Value(s.value, s.unit, f"{key.replace('_', ' ')} FY{y} "
+                                f"({s.formula})", s.figures)
+
+    v = definition.evaluate(formula, book.get, metric_of, year, q.year or year)
+    value, unit, text = v.value, ("ratio" if v.unit == "number" else v.unit), v.text
+    if unit == "ratio" and q.unit == "percent":
+        value, unit, text = value * 100, "percent", f"{text} x 100"
+    return Step(value, unit, text, v.figures)
+
+
+def _stepper(q: Question, book: Book, formula: Formula | None):
+    if formula is None:
+        return lambda y: metric_year(q, book, y)
+    return lambda y: _formula_step(q, book, formula, y)
+
+
+def _verdict(q: Question, book: Book, company: str, formula: Formula | None) -> Answer:
+    if formula is not None:
+        subject = q.unknown_metric or "the question's formula"
+        steps = _stepper(q, book, formula)
+        step_of = lambda _, y: steps(y)  # noqa: E731
+    else:
+        subject = verdict.subject(q)
+        step_of = lambda key, y: _subject_step(q, book, key, y)  # noqa: E731
+    settled = verdict.settle(q, book, subject, step_of, company)
+    years = sorted(settled.steps)
+    last = settled.steps[years[-1]] if years else None
+    return Answer("verdict", last.value if last else None, last.unit if last else "",
+                  settled.text, q.year or 0,
+                  formula="; ".join(f"FY{y}: {settled.steps[y].formula}" for y in years) or None,
+                  values={str(y): settled.steps[y].value for y in years} or None,
+                  figures=[f for y in years for f in settled.steps[y].figures],
+                  verdict=settled.verdict)
+
+
+def _subject_step(q: Question, book: Book, key: str, year: int) -> Step:
+    if key in ITEMS:
+        fig = book.get(key, year)
+        return Step(fig.value, fig.unit, term(fig), [fig])
+    return metric_year(replace(q, metric=key, definition_items=()), book, year)
+
+
+def _computed(q: Question, book: Book, company: str, formula: Formula | None = None) -> Answer:
+    if formula is None:
+        _check_definition(q)
+    if formula is None and (q.metric == "cagr" or (q.change and q.metric is None)):
         return _growth(q, book, company)
     year = q.year or _year_of(q.date)
     years = list(q.years) if q.average else [year]
     if q.average and len(years) < 2:
         raise Missing("an average over fiscal years, but the question names one year")
-    steps = [metric_year(q, book, y) for y in years]
+    step_of = _stepper(q, book, formula)
+    steps = [step_of(y) for y in years]
     unit = steps[0].unit
     if q.unit in SCALE and unit in SCALE:
         for s in steps:
             s.value, s.unit = convert(s.value, s.unit, q.unit), q.unit
         unit = q.unit
     if q.change and len(years) == 1 and len(q.years) > 1:
-        first = metric_year(q, book, q.years[0])
+        first = step_of(q.years[0])
         return _metric_change(q, first, steps[0], company)
     value = sum(s.value for s in steps) / len(steps)
     figures = [f for s in steps for f in s.figures]
@@ -190,7 +285,8 @@ def _computed(q: Question, book: Book, company: str) -> Answer:
         values = {str(y): round(s.value, 6) for y, s in zip(years, steps)}
     else:
         formula, values = steps[0].formula, None
-    name = _metric_name(q)
+    name = (q.unknown_metric or "the question's formula") if formula is not None else \
+        _metric_name(q)
     span = f"fiscal {years[0]}-{years[-1]} average" if len(years) > 1 else f"fiscal {year}"
     text = f"{fmt(value, unit, q.decimals)} — {company}, {name}, {span}; {formula}"
     return Answer("computed", _round(value, q.decimals), unit, text, year, formula=formula,

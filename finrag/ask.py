@@ -83,8 +83,10 @@ def years_needed(q: Question) -> list[int]:
         years.add(int(q.date[:4]) - 1)  # a year ending in January may be the prior fiscal year
     if q.change and len(q.years) == 1:
         years.add(q.years[0] - 1)
-    if q.metric in AVERAGED_BALANCE_METRICS:  # their average balance needs the year before
-        years |= {y - 1 for y in list(years)}
+    if q.metric in AVERAGED_BALANCE_METRICS or q.formula_text or q.unknown_metric:
+        years |= {y - 1 for y in list(years)}  # an average balance needs the year before
+    if q.judgement is not None and years:  # a direction or a three-year stability
+        years |= {max(years) - 1, max(years) - 2}
     return sorted(years)
 
 

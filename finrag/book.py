@@ -106,6 +106,7 @@ class Book:
 
     def _get(self, item: LineItem, year: int, on: str | None):
         ranked = []
+        net = "net" in words_of(item.name)
         for f in self.facts:
             if f.dims or not unit_fits(item, f.unit) or not _period_ok(f, item.instant, year, on):
                 continue
@@ -113,19 +114,36 @@ class Book:
             if how is None or (f.statement != item.statement and (
                     f.source == "table" or not label_matches(item, f.line_label))):
                 continue  # off its statement only an XBRL row printed under the item's name
+            if net and self._gross(f):
+                continue
             ranked.append(((f.source != "xbrl", f.statement != item.statement, how,
                             self.filing_rank(f, year)), f))
         when = f"at {on}" if on else f"fiscal {year}"
         if not ranked:
             return Missing(f"{item.name} for {when} ({self.ticker}): not found in the indexed "
                            f"facts")
-        return self._one(ranked, item.name, year, item.outflow, when)
+        return self._one(ranked, item.name, year, item.outflow, when, "net" if net else "")
 
-    def _one(self, ranked, name: str, year: int, outflow: bool, when: str):
+    def _gross(self, f: Fact) -> bool:
+        """A line printed before its accumulated depreciation (or labelled gross) is the gross
+        amount: "Property, plant and equipment 20,000 / Less accumulated depreciation (8,000)"."""
+        label = words_of(f.line_label)
+        if "gross" in label:
+            return True
+        if "net" in label or f.source == "xbrl":
+            return False
+        return any(f2.filing_key == f.filing_key and f2.page == f.page
+                   and f2.period_end == f.period_end and "accumulated" in words_of(f2.line_label)
+                   and "depreciation" in words_of(f2.line_label) for f2 in self.facts)
+
+    def _one(self, ranked, name: str, year: int, outflow: bool, when: str, prefer: str = ""):
         ranked.sort(key=lambda r: (r[0], r[1].page or 0))
         best_key = ranked[0][0]
         group = [f for k, f in ranked if k == best_key]
         values = {round(abs(f.value) if outflow else f.value, 6) for f in group}
+        if len(values) > 1 and prefer and any(prefer in words_of(f.line_label) for f in group):
+            group = [f for f in group if prefer in words_of(f.line_label)]  # "net" for a net item
+            values = {round(abs(f.value) if outflow else f.value, 6) for f in group}
         if len(values) > 1:
             shortest = min(len(normalize(f.line_label)) for f in group)
             group = [f for f in group if len(normalize(f.line_label)) == shortest]
@@ -176,6 +194,19 @@ class Book:
                                   "line of that name among the indexed facts"))
         found = self._one(ranked, label, year, bool(item and item.outflow), when)
         return _raise(found) if isinstance(found, Missing) else found
+
+    def prints(self, key: str) -> bool:
+        """Whether any of the company's facts, of any year, is the item."""
+        item = ITEMS[key]
+        return any(not f.dims and unit_fits(item, f.unit) and _is_item(f, item) is not None
+                   for f in self.facts)
+
+    def lines(self, statement: str, year: int) -> list[str]:
+        """The labels the company's `statement` prints for fiscal `year`, in page order."""
+        rows = sorted((f.page or 0, f.line_label) for f in self.facts
+                      if f.statement == statement and not f.dims and f.period_fiscal_year == year
+                      and f.fiscal_year == (self.asked_year or year))
+        return list(dict.fromkeys(label for _, label in rows))
 
     def vocabulary(self) -> set[str]:
         if self._vocabulary is None:

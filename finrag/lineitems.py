@@ -135,7 +135,7 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              "cash_flow", outflow=True),
     LineItem("dividends_paid", "cash dividends paid",
              r"(?:cash )?dividends? (?:paid|payments?)|pa(?:y|id) out in (?:cash )?dividends?"
-             r"|cash dividends?",
+             r"|cash dividends?|pa(?:y|id|ying|ys) (?:out )?(?:any |a )?(?:cash )?dividends?",
              _g("PaymentsOfDividends", "PaymentsOfDividendsCommonStock"),
              r"(?:cash )?dividends? paid(?: to [a-z ]+)?|payments? of (?:cash )?dividends?"
              r"|dividends? paid to shareholders",
@@ -192,6 +192,14 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
                 "ContractWithCustomerLiability", "DeferredRevenue"),
              r"(?:unearned|deferred) revenues?(?: current)?"
              r"|contract liabilit(?:y|ies)(?: current)?",
+             "balance", instant=True),
+    LineItem("short_term_debt", "debt due within one year",
+             r"short term (?:debt|borrowings)|current (?:portion|maturities) of long term debt",
+             _g("DebtCurrent", "LongTermDebtCurrent", "ShortTermBorrowings",
+                "LongTermDebtAndCapitalLeaseObligationsCurrent"),
+             r"(?:total )?(?:debt|borrowings) (?:maturing|due) within one year"
+             r"|short term (?:debt|borrowings)(?: and current (?:portion|maturities) of long term"
+             r" debt)?|current (?:portion|maturities) of long term debt(?: and [a-z ]+)?",
              "balance", instant=True),
     LineItem("long_term_debt", "long-term debt",
              r"long term debt",

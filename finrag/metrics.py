@@ -80,6 +80,19 @@ def metric_year(q: Question, book: Book, year: int) -> Step:
         ca, cl = g("current_assets"), g("current_liabilities")
         s = combine([ca, cl], [1, -1], "working capital", year)
         return Step(s.value, s.unit, f"{term(ca)} - {term(cl)}", [ca, cl])
+    if m == "fcf_conversion":  # free cash flow over net income
+        cfo, capex, ni = g("cfo"), g("capex"), g("net_income")
+        fcf = combine([cfo, capex], [1, -1], "free cash flow", year)
+        step = ratio(fcf, ni, pct=True)
+        step.formula = f"({term(cfo)} - {term(capex)}) / {term(ni)} x 100"
+        step.figures = [cfo, capex, ni]
+        return step
+    if m == "capital_intensity":  # assets a dollar of revenue needs
+        return ratio(g("total_assets"), g("revenue"), pct=False)
+    if m == "total_debt":  # debt due within a year and after it, as the balance sheet prints
+        short, long = g("short_term_debt"), g("long_term_debt")
+        s = combine([short, long], [1, 1], "total debt", year)
+        return Step(s.value, s.unit, f"{term(short)} + {term(long)}", [short, long])
     if m == "current_ratio":
         return ratio(g("current_assets"), g("current_liabilities"), pct=False)
     if m == "quick_ratio":
@@ -143,6 +156,9 @@ USES = {
     "dpo": {"accounts_payable", "cogs", "inventory"},
     "asset_turnover": {"total_assets", "revenue"}, "fixed_asset_turnover": {"ppe_net", "revenue"},
     "roa": {"total_assets", "net_income"}, "roe": {"equity", "net_income"},
+    "fcf_conversion": {"cfo", "capex", "net_income"},
+    "capital_intensity": {"total_assets", "revenue"},
+    "total_debt": {"short_term_debt", "long_term_debt"},
 }
 
 

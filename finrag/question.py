@@ -20,6 +20,18 @@ MONTHS = ("january february march april may june july august september october n
 
 
 @dataclass(frozen=True)
+class Judgement:
+    """What a yes / no question asks of its metric: its sign ("positive working capital"), its
+    direction over the years ("improving", "increased"), its stability ("consistent"), or a
+    threshold a textbook sets ("capital intensive", "liquid")."""
+
+    test: str  # "positive" | "negative" | "up" | "down" | "better" | "worse" | "stable" | "paid"
+    # | "capital_intensive" | "liquid" | "high_growth"
+    words: str  # the question's words for it
+    limit: float | None = None  # the question's own bound ("not fluctuating more than 2%")
+
+
+@dataclass(frozen=True)
 class Question:
     text: str
     items: tuple[LineItem, ...] = ()  # line items named, in question order
@@ -34,10 +46,16 @@ class Question:
     definition_items: tuple[str, ...] = ()  # items of the question's own definition
     definition_text: str = ""
     rest: tuple[str, ...] = field(default=())  # unexplained words just before the line item
+    head: str = ""  # the question before its own definition, lower case, as typed
+    formula_text: str = ""  # the question's own definition, as typed ("(cash from ops - capex)")
+    unknown_metric: str = ""  # a metric named ("... ratio") that finrag neither knows nor is told
+    judgement: Judgement | None = None  # a yes / no question a metric settles
+    yes_no: bool = False  # asks yes or no ("Does ...?", "Has ...?")
+    qualifiers: frozenset[str] = frozenset()  # "net" / "gross" said of the line item
 
     @property
     def asks_for_something(self) -> bool:
-        return bool(self.items or self.metric)
+        return bool(self.items or self.metric or self.unknown_metric)
 
     @property
     def year(self) -> int | None:
@@ -59,17 +77,21 @@ METRIC_PATTERNS: list[tuple[str, str]] = [
     ("asset_turnover", r"(?:total )?assets? turnover"),
     ("quick_ratio", r"quick ratio|acid test(?: ratio)?"),
     ("current_ratio", r"current ratio|working capital ratio|liquidity ratio"),
+    ("fcf_conversion", r"(?:free cash ?flows?|fcf) conversion(?: rate| ratio)?"),
+    ("capital_intensity", r"capital intensity(?: ratio)?|capital intensive"),
+    ("total_debt", r"total (?:debt|borrowings)|(?<!term )(?<!net )debt(?= on (?:the |its )?balance"
+                   r" sheet|(?: level| load| position)?(?: between| from| in | at |$| \(|\?))"),
     ("working_capital", r"(?:net )?working capital"),
     ("fcf", r"free cash ?flows?|fcf"),
     ("interest_coverage", r"interest coverage(?: ratio)?|times interest earned"),
-    ("effective_tax_rate", r"effective (?:income )?tax rate"),
+    ("effective_tax_rate", r"(?:effective )?(?:income )?tax rate"),
     ("roa", r"return on (?:total )?assets|roa"),
     ("roe", r"return on (?:shareholders'? |stockholders'? )?equity|roe"),
     ("payout_ratio", r"(?:dividend )?payout ratio"),
-    ("gross_margin", r"gross (?:profit )?(?:% )?margin"),
-    ("ebitda_margin", r"ebitda (?:% )?margin"),
-    ("operating_margin", r"operating (?:income |profit )?(?:% )?margin|ebit (?:% )?margin"),
-    ("net_margin", r"net (?:income |profit )?(?:% )?margin|profit margin"),
+    ("gross_margin", r"gross (?:profit )?(?:% )?margins?"),
+    ("ebitda_margin", r"ebitda (?:% )?margins?"),
+    ("operating_margin", r"operating (?:income |profit )?(?:% )?margins?|ebit (?:% )?margins?"),
+    ("net_margin", r"net (?:income |profit )?(?:% )?margins?|profit margins?"),
     ("ebitda", r"ebitda"),
     ("item_margin", (r"% margin|as a % of (?:total )?(?:net )?(?:revenues?|sales)"
                      r"|as a percent(?:age)? of (?:total )?(?:net )?(?:revenues?|sales)")),
@@ -81,8 +103,9 @@ _CHANGE = re.compile(r"\b(?:chang(?:e|ed|es)|grow(?:th|n)?|grew|increased?|decre
 _VERSUS = re.compile(r"\b(?:vs|versus|against|compared (?:to|with))\b")
 _GROWTH = re.compile(r"\b(?:growth|grow|grew|growing)\b")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
-_DEFINITION = re.compile(r"(?:\bis defined as|\bdefined as|\bdefine [\w ,&'%()]{1,60}? as)"
-                         r"\s*:?\s*(?P<rest>.*)", re.DOTALL)
+_DEFINITION = re.compile(r"(?:\b(?:is |are )?(?:defined|calculated|computed|measured) as"
+                         r"|\b(?:define|calculate|compute) [\w ,&'%()]{1,60}? as(?! if\b)"
+                         r"|(?<=[\w)]) = )\s*:?\s*(?P<rest>.*)", re.DOTALL)
 
 _UNIT = [
     (re.compile(r"\b(?:usd|us\$|\$|dollars?)?\s*\(?(?:in )?(?:usd |us\$ ?|\$ ?)?"
@@ -132,6 +155,7 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     low = raw.lower().replace("\u2019", "'").replace("\u2013", "-").replace("\u2014", "-")
     norm = normalize(raw)
     head, definition = _split_definition(norm)
+    head_low, formula_text = _split_definition(low)
     items_found = find_items(head)
     items = tuple(dict.fromkeys(i for _, _, i in items_found))
     metric = next((k for k, rx in _METRICS if rx.search(head)), None)
@@ -150,7 +174,11 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     rest = _rest(head, items_found, name_words)
     return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,
                     decimals=decimals, tickers=tickers, change=change, average=average,
-                    definition_items=def_items, definition_text=definition, rest=rest)
+                    definition_items=def_items, definition_text=definition, rest=rest,
+                    head=head_low, formula_text=_sentence(formula_text),
+                    unknown_metric=_unknown_metric(head), judgement=_judgement(head_low),
+                    yes_no=bool(_yes_no_sentence(head_low)),
+                    qualifiers=_qualifiers(head, items_found))
 
 
 def _split_definition(norm: str) -> tuple[str, str]:
@@ -159,6 +187,75 @@ def _split_definition(norm: str) -> tuple[str, str]:
     if not m:
         return norm, ""
     return norm[: m.start()], m.group("rest")
+
+
+def _sentence(text: str) -> str:
+    """The first sentence of `text` (a decimal point does not end one)."""
+    return re.split(r"(?<!\d)[.?!;](?!\d)", text, maxsplit=1)[0].strip()
+
+
+# nouns that name a metric; each must be part of a metric finrag knows or the question defines
+_METRIC_NOUN = re.compile(r"\b(?:ratio|margin|rate|turnover|coverage|conversion|yield|intensity"
+                          r"|multiple|returns? on)\b")
+_KNOWN_RATE = re.compile(r"\b(?:(?:annual |annualized )?growth rate|percentage|percent)\b")
+
+
+def _unknown_metric(head: str) -> str:
+    """The words of a metric the question names that no METRIC_PATTERNS reading explains
+    ("operating cash flow ratio"), or ""."""
+    covered = [(m.start(), m.end()) for _, rx in _METRICS for m in rx.finditer(head)]
+    covered += [(m.start(), m.end()) for m in _KNOWN_RATE.finditer(head)]
+    for m in _METRIC_NOUN.finditer(head):
+        if any(s <= m.start() and m.end() <= e + 6 for s, e in covered):
+            continue  # within a known metric, or its trailing "ratio" ("inventory turnover ratio")
+        words = head[:m.start()].split()[-3:]
+        return " ".join(words + [m.group(0)])
+    return ""
+
+
+_YES_NO = re.compile(r"^(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would)\b")
+# (test, the question's words for it), most specific first
+JUDGEMENTS = [
+    ("capital_intensive", r"capital[- ]intensive|capital intensity"),
+    ("high_growth", r"high[- ]growth|growing (?:fast|quickly|rapidly)"),
+    ("liquid", r"\bliquid(?:ity)?\b|\bsolvent\b"),
+    ("paid", r"\bpa(?:y|id|ying|ys)\b(?: out)?(?: any| a)?(?: cash)? dividends?"),
+    ("stable", r"\bconsistent|\bstable\b|\bsteady\b|\bfluctuat\w*"),
+    ("positive", r"\bpositive\b"),
+    ("negative", r"\bnegative\b"),
+    ("better", r"\bimprov\w*|\bstrengthen\w*"),
+    ("worse", r"\bdeteriorat\w*|\bworsen\w*|\bweaken\w*"),
+    ("up", r"\bincreas\w*|\bgr[eo]w\w*|\brisen?\b|\brose\b|\bexpand\w*|\bhigher\b"),
+    ("down", r"\bdecreas\w*|\bdeclin\w*|\bfell\b|\bfall\w*|\bshr[iu]nk\w*|\breduc\w*"
+             r"|\blower\b"),
+]
+_JUDGEMENTS = [(test, re.compile(p)) for test, p in JUDGEMENTS]
+_LIMIT = re.compile(r"(?:more than|over|beyond|within|by|exceeding)\s*(?:roughly |about |"
+                    r"approximately |~)?(\d+(?:\.\d+)?)\s*(?:%|percent)")
+
+
+def _yes_no_sentence(head: str) -> str:
+    return next((s for s in re.split(r"(?<=[?.!])\s+", head) if _YES_NO.match(s)), "")
+
+
+def _judgement(head: str) -> Judgement | None:
+    """The test a yes / no question puts to its metric, read from its first question sentence."""
+    sentence = _yes_no_sentence(head)
+    for test, rx in _JUDGEMENTS:
+        m = rx.search(sentence)
+        if m:
+            limit = _LIMIT.search(sentence) if test == "stable" else None
+            return Judgement(test, m.group(0), float(limit.group(1)) if limit else None)
+    return None
+
+
+def _qualifiers(head: str, items_found) -> frozenset[str]:
+    """"net" or "gross" said of the first line item, just before it or within its words."""
+    if not items_found:
+        return frozenset()
+    start, end, _ = items_found[0]
+    near = head[:start].split()[-2:] + head[start:end].split()
+    return frozenset(w for w in near if w in ("net", "gross"))
 
 
 def _two_digit(y: str) -> int:

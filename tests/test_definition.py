@@ -1,0 +1,105 @@
+"""The whole question or no answer: a formula the question states is computed as stated, a
+metric it names but does not define is refused, "net" is the net line."""
+
+from __future__ import annotations
+
+import pytest
+
+from finrag.answer import answer
+from finrag.definition import Unplaced, read, read_in
+from finrag.question import parse
+from tests.test_answer import CO, capex, fact, revenue
+
+
+def cfo(year, value, **kw):
+    return fact("Net cash provided by operating activities", value, year, statement="cash_flow",
+                concept="us-gaap:NetCashProvidedByUsedInOperatingActivities", **kw)
+
+
+def current_liabilities(year, value, **kw):
+    return fact("Total current liabilities", value, year, statement="balance", instant=True,
+                concept="us-gaap:LiabilitiesCurrent", **kw)
+
+
+def test_a_ratio_the_question_defines_is_computed_as_defined_not_answered_with_its_numerator():
+    facts = [cfo(2021, 4_000, unit="USD thousands"),
+             current_liabilities(2021, 2_000, unit="USD thousands")]
+    q = parse("What is 3M's FY2021 operating cash flow ratio? Operating cash flow ratio is "
+              "defined as: cash from operations / total current liabilities. Round your answer "
+              "to two decimal places.", CO)
+    out = answer(q, facts)
+    assert out.reason is None
+    assert (out.answer.value, out.answer.unit) == (2.0, "ratio")
+    assert len(out.answer.figures) == 2
+
+
+def test_a_metric_named_but_neither_known_nor_defined_is_no_answer():
+    facts = [cfo(2021, 4_000), current_liabilities(2021, 2_000)]
+    out = answer(parse("What is 3M's FY2021 operating cash flow ratio?", CO), facts)
+    assert out.answer is None
+    assert "operating cash flow ratio" in out.reason and "does not define" in out.reason
+
+
+def test_operators_in_the_question_join_its_figures():
+    facts = [fact("Operating income", 900, 2021, concept="us-gaap:OperatingIncomeLoss"),
+             fact("Depreciation and amortization", 100, 2021, statement="cash_flow",
+                  concept="us-gaap:DepreciationDepletionAndAmortization"),
+             capex(2021, 300)]
+    out = answer(parse("What is 3M's FY2021 unadjusted EBITDA less capex (in USD millions)?",
+                       CO), facts)
+    assert out.answer.value == 700  # not EBITDA's 1,000
+    assert "capital expenditures" in out.answer.formula.lower() or "PP&E" in out.answer.formula
+
+
+def test_a_formula_over_two_lines_as_a_percent():
+    facts = [revenue(2024, 400), fact("Cost of sales", 300, 2024,
+                                      concept="us-gaap:CostOfGoodsAndServicesSold")]
+    q = parse("What was 3M's (net sales minus cost of sales) as a percent of net sales in "
+              "fiscal 2024?", CO)
+    out = answer(q, facts)
+    assert (out.answer.value, out.answer.unit) == (25.0, "percent")
+
+
+def test_a_definition_with_words_it_cannot_place_is_no_answer_naming_them():
+    facts = [cfo(2021, 4_000), current_liabilities(2021, 2_000)]
+    q = parse("What is 3M's FY2021 cash ratio? Cash ratio is defined as: cash from operations "
+              "adjusted for seasonal swings / total current liabilities.", CO)
+    out = answer(q, facts)
+    assert out.answer is None and "adjusted for seasonal swings" in out.reason
+
+
+def test_net_ppe_is_not_the_gross_line_printed_above_its_accumulated_depreciation():
+    def row(label, value):
+        return fact(label, value, 2018, statement="balance", instant=True, source="table",
+                    page=60)
+    facts = [row("Property, plant and equipment", 20_000),
+             row("Less accumulated depreciation", -8_000),
+             row("Net property, plant and equipment", 12_000)]
+    q = parse("What is 3M's year end FY2018 net property, plant, and equipment (in USD "
+              "millions)?", CO)
+    assert answer(q, facts).answer.value == 12_000
+    gross_only = facts[:2]  # the net row printed without a label
+    out = answer(q, gross_only)
+    assert out.answer is None
+
+
+@pytest.mark.parametrize("text, keys, op", [
+    ("365 * (average accounts payable between FY2017 and FY2018) / (FY2018 COGS + change in "
+     "inventory between FY2017 and FY2018)", {"accounts_payable", "cogs", "inventory"}, "/"),
+    ("(cash from operations - capex)", {"cfo", "capex"}, "-"),
+    ("total current assets divided by total current liabilities",
+     {"current_assets", "current_liabilities"}, "/"),
+    ("unadjusted operating income + depreciation and amortization from the cash flow statement",
+     {"operating_income", "dna"}, "+"),
+])
+def test_definitions_read(text, keys, op):
+    f = read(text)
+    assert f.keys() == keys and f.op == op
+
+
+def test_a_formula_half_read_is_no_formula():
+    with pytest.raises(Unplaced):
+        read("net income over revenue")  # two operands, no operator between them
+    with pytest.raises(Unplaced):
+        read("(cash from operations - capex")
+    assert read_in("What is Tesla R&D expense 2024?") is None
