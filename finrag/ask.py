@@ -175,6 +175,6 @@ def ask_json(asked: Asked, passages: list[dict]) -> dict:
     if a is not None:
         body = {"kind": a.kind, "value": a.value, "unit": a.unit, "text": a.text,
                 "fiscal_year": a.fiscal_year, "formula": a.formula, "values": a.values,
-                "change_pct": a.change_pct, "citations": asked.citations}
+                "change_pct": a.change_pct, "verdict": a.verdict, "citations": asked.citations}
     return {"question": asked.search.query, "answer": body, "reason": asked.outcome.reason,
             "passages": passages}

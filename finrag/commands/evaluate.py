@@ -41,6 +41,9 @@ def register(sub) -> None:
     f.add_argument("--plot", type=Path, help="write a PNG of hit@k, k = 1..20")
     f.add_argument("--answers", action="store_true",
                    help="score the answers to the metrics-generated questions instead of pages")
+    f.add_argument("--judged", type=Path, metavar="KEY",
+                   help="score the answers to the questions a judged key (.jsonl) covers: "
+                        "verdicts, figures, extracts")
     f.add_argument("--json", action="store_true")
     f.set_defaults(run=run_financebench)
 
@@ -57,7 +60,15 @@ def run_financebench(args) -> int:
     questions, skipped = financebench.load(args.questions, args.pdfs, args.doc_index)
     for line in skipped:
         print(f"skipped {line}", file=sys.stderr)
-    if args.answers:  # only the metrics-generated questions are answered: index their PDFs only
+    key = None
+    if args.judged:
+        from finrag.measure.judged import load_key
+
+        key = load_key(args.judged)
+        questions = [q for q in questions if q.financebench_id in key]
+        if not questions:
+            raise ValueError(f"{args.judged}: no key for any question of {args.questions}")
+    elif args.answers:  # only the metrics-generated questions are answered: index their PDFs
         questions = [q for q in questions if q.question_type == "metrics-generated"]
         if not questions:
             raise ValueError(f"{args.questions}: no metrics-generated question to answer")
@@ -73,6 +84,8 @@ def run_financebench(args) -> int:
     report = build_eval_index(sorted(docs), settings, embedder, overrides=overrides,
                               rebuild=bool(problem))
     searcher = HybridSearcher(settings, embedder)
+    if key is not None:
+        return _judged_answers(args, searcher, questions, key, report)
     if args.answers:
         return _financebench_answers(args, searcher, questions, report)
     try:
@@ -102,6 +115,20 @@ def _financebench_answers(args, searcher, questions, report) -> int:
     result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
     print(json.dumps(result, indent=2) if args.json else table(
         result, f"FinanceBench metrics-generated answers, filter {args.filter}"))
+    return EXIT_OK
+
+
+def _judged_answers(args, searcher, questions, key, report) -> int:
+    from finrag.measure.judged import score_judged, table
+
+    records = [{"question": q, "key": key[q.financebench_id]} for q in questions]
+    try:
+        result = score_judged(searcher, records, args.filter)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    print(json.dumps(result, indent=2) if args.json else table(
+        result, f"FinanceBench judged answers ({args.judged.name}), filter {args.filter}"))
     return EXIT_OK
 
 

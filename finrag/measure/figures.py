@@ -100,7 +100,8 @@ def score_figures(searcher, questions: list[FigureQuestion], filter_mode: str = 
                "cited_pages": [], "page_right": None, "reason": asked.outcome.reason,
                "answer_ms": round(asked.timings_ms.get("answer", 0.0), 2)}
         if a is not None:
-            right = close_enough(a.value, a.unit, q.answer, q.unit, q.tolerance)
+            right = a.value is not None and close_enough(a.value, a.unit, q.answer, q.unit,
+                                                         q.tolerance)
             pages = [c["page"] for c in asked.citations]
             row.update(outcome="right" if right else "wrong", value=a.value, got_unit=a.unit,
                        text=a.text, cited_pages=pages,
@@ -171,7 +172,8 @@ def score_financebench(searcher, records: list[dict], mode: str) -> dict:
                "outcome": "unanswered", "value": None, "reason": asked.outcome.reason,
                "answer_ms": round(asked.timings_ms.get("answer", 0.0), 2)}
         if a is not None:
-            right = financebench_right(a.value, a.unit, r["answer"], asked.question.decimals)
+            right = a.value is not None and financebench_right(a.value, a.unit, r["answer"],
+                                                               asked.question.decimals)
             row.update(outcome="right" if right else "wrong", value=a.value, got_unit=a.unit,
                        text=a.text)
         rows.append(row)
