@@ -65,9 +65,9 @@ def word_count(texts: list[str]) -> list[int]:
 def no_grace_wait(monkeypatch):
     """A server update waits a few seconds for in-flight readers before deleting the points it
     superseded; tests run no such readers (the one that checks the wait sets it itself)."""
-    import finrag.ingest.build
+    import finrag.ingest.server_publish
 
-    monkeypatch.setattr(finrag.ingest.build, "SUPERSEDED_GRACE_S", 0.0)
+    monkeypatch.setattr(finrag.ingest.server_publish, "SUPERSEDED_GRACE_S", 0.0)
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Each worker opens the data dir's read cache and fact cache itself (sqlite allows several
 writers, one at a time) and runs the same per-filing step as the serial path
-(`finrag.ingest.build._read_one`), so a filing gives the same report, chunks and facts either
+(`finrag.ingest.read_step.read_one`), so a filing gives the same report, chunks and facts either
 way, and a bad filing still gives its one-line error while the others are read. One worker, one
 filing, or a token counter that cannot be pickled, reads in this process, with no pool at all.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from finrag.faults import crash_point
 from finrag.ingest.factcache import FactCache
+from finrag.ingest.read_step import read_one
 from finrag.ingest.readcache import ReadCache
 
 READS, FACTS = "reads.sqlite", "facts-cache.sqlite"
@@ -89,12 +90,10 @@ def _picklable(counter) -> bool:
 
 
 def _serial(jobs, counter, data_dir: Path, progress):
-    from finrag.ingest.build import _read_one
-
     cache, facts = ReadCache(data_dir / READS), FactCache(data_dir / FACTS)
     try:
         for unit, ticker, year in jobs:
-            yield _arrived(unit, _read_one(unit, counter, ticker, year, cache, facts), progress)
+            yield _arrived(unit, read_one(unit, counter, ticker, year, cache, facts), progress)
     finally:
         cache.close()
         facts.close()
@@ -113,7 +112,5 @@ def _start(counter, data_dir: Path) -> None:
 
 
 def _read_job(job: tuple[Path, str | None, int | None]) -> tuple:
-    from finrag.ingest.build import _read_one
-
     unit, ticker, year = job
-    return _read_one(unit, _worker["counter"], ticker, year, _worker["cache"], _worker["facts"])
+    return read_one(unit, _worker["counter"], ticker, year, _worker["cache"], _worker["facts"])

@@ -12,7 +12,7 @@ from conftest import FakeEmbedder
 from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.index import Index
-from finrag.ingest import build as build_module
+from finrag.ingest import read_step
 from finrag.ingest.build import build
 from finrag.ingest.sample import unpack_sample
 
@@ -113,7 +113,7 @@ def test_a_failing_fact_stage_keeps_the_filings_chunks(tmp_path, monkeypatch):
     def broken(filing):
         raise KeyError("boom")
 
-    monkeypatch.setattr(build_module, "read_facts", broken)
+    monkeypatch.setattr(read_step, "read_facts", broken)
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
     report = build(_filings(tmp_path)[:1], settings, FakeEmbedder(), COUNT)
     (filing,) = report.filings
@@ -131,7 +131,7 @@ def test_a_rerun_takes_the_facts_from_the_fact_cache(built, tmp_path, monkeypatc
     def never(filing):
         raise AssertionError("facts read again")
 
-    monkeypatch.setattr(build_module, "read_facts", never)
+    monkeypatch.setattr(read_step, "read_facts", never)
     report = build(_filings(src), moved, FakeEmbedder(), COUNT, rebuild=True)
     assert report.published and not any(f.facts_error for f in report.filings)
     assert _stored(moved)[0] == before

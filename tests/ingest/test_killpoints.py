@@ -26,9 +26,10 @@ from conftest import REPO, FakeEmbedder, word_count
 from finrag.config import Settings
 from finrag.faults import CRASH_ENV
 from finrag.index import GENERATIONS, Index, current_generation
-from finrag.ingest.build import KEEP_GENERATIONS, build
+from finrag.ingest.build import build
 from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.cli import status_json
+from finrag.ingest.generations import KEEP_GENERATIONS
 from finrag.ingest.sample import unpack_sample
 
 pytestmark = pytest.mark.slow  # builds killed with SIGKILL in subprocesses

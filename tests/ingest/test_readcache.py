@@ -8,7 +8,7 @@ import pytest
 from conftest import FakeEmbedder, shared_path, word_count
 
 from finrag.config import Settings
-from finrag.ingest import build as build_module
+from finrag.ingest import read_step
 from finrag.ingest.build import build
 
 
@@ -28,13 +28,13 @@ def _small_pdf(tmp_path: Path, pages: range) -> Path:
 
 def _counting_reader(monkeypatch) -> list[Path]:
     calls: list[Path] = []
-    real = build_module.read_filing
+    real = read_step.read_filing
 
     def spy(unit, **kw):
         calls.append(unit)
         return real(unit, **kw)
 
-    monkeypatch.setattr(build_module, "read_filing", spy)
+    monkeypatch.setattr(read_step, "read_filing", spy)
     return calls
 
 

@@ -24,7 +24,7 @@ from conftest import REPO, FakeEmbedder, word_count
 from finrag.cli import main as finrag_main
 from finrag.config import Settings
 from finrag.index import GENERATIONS, Index
-from finrag.ingest import build as build_module
+from finrag.ingest import write as write_module
 from finrag.ingest.build import build
 from finrag.ingest.cli import main as ingest_main
 from finrag.ingest.cli import status_json
@@ -276,7 +276,7 @@ def test_enospc_injected_at_each_write(base, filings, tmp_path, where, capsys, m
         monkeypatch.setattr("finrag.generation._write_json", _enospc)
     else:
         monkeypatch.setattr("finrag.generation.publish", _enospc)
-        monkeypatch.setattr(build_module, "publish", _enospc)
+        monkeypatch.setattr(write_module, "publish", _enospc)
     code, err = _build_cli(data, filings, capsys, monkeypatch)
     _assert_one_line_error(code, err, "No space left on device", "is unchanged")
     assert _status(data) == before and _leftovers(data) == []

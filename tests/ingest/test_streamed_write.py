@@ -18,8 +18,10 @@ from finrag.config import Settings
 from finrag.embed import TokenCounter
 from finrag.generation import write_filings, write_generation
 from finrag.index import GENERATIONS, TABLE, Index, current_generation
-from finrag.ingest.build import SPARE_BYTES, BuildError, _DiskRoom, build
+from finrag.ingest.build import build
+from finrag.ingest.diskspace import SPARE_BYTES, DiskRoom
 from finrag.ingest.read import locate
+from finrag.ingest.report import BuildError
 from finrag.ingest.sample import unpack_sample
 from finrag.models import Chunk, Filters
 from finrag.store.edge import EdgeStore
@@ -206,13 +208,13 @@ def test_a_first_build_the_disk_cannot_hold_stops_in_one_line_and_leaves_nothing
     engine's files, which a full disk would kill the writer on (SIGBUS), come last."""
     root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
-    measure = _DiskRoom.__init__
+    measure = DiskRoom.__init__
 
     def small(self, s):
         measure(self, s)
         self.free = int(500 * self.per_chunk) + SPARE_BYTES  # one filing's room, not three
 
-    monkeypatch.setattr(_DiskRoom, "__init__", small)
+    monkeypatch.setattr(DiskRoom, "__init__", small)
     with pytest.raises(BuildError, match="not enough disk space") as error:
         build([root / p for p in SUBSET], settings, FakeEmbedder(), TokenCounter().count)
     assert "\n" not in str(error.value) and "unchanged" in str(error.value)

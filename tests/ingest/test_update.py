@@ -214,16 +214,16 @@ def test_a_corrected_company_name_reaches_the_index(root, tmp_path, monkeypatch)
     data = tmp_path / "data"
     _build(data, [root / AAPL, root / TSLA])
     (data / "reads.sqlite").unlink()  # the fixed reader's output is not cached yet
-    import finrag.ingest.build as build_module
+    import finrag.ingest.read_step as read_step
 
-    real = build_module.read_filing
+    real = read_step.read_filing
 
     def fixed(*args, **kwargs):
         filing = real(*args, **kwargs)
         return filing.model_copy(update={"company": "Tesla, Inc. (corrected)"}) \
             if filing.ticker == "TSLA" else filing
 
-    monkeypatch.setattr(build_module, "read_filing", fixed)
+    monkeypatch.setattr(read_step, "read_filing", fixed)
     again = _build(data, [root / AAPL, root / TSLA])
     by_ticker = {f.ticker: f for f in again.filings}
     assert again.published and again.embedded == 0

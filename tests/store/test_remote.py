@@ -12,7 +12,7 @@ import pytest
 from conftest import FakeEmbedder, word_count
 from qdrant_client import QdrantClient, models
 
-import finrag.ingest.build
+import finrag.ingest.write
 import finrag.remote
 import finrag.store.clients
 import finrag.store.server
@@ -254,7 +254,7 @@ def test_a_build_killed_before_the_alias_moved_serves_the_old_index_until_the_ne
         if at == "published":
             raise Died(at)
 
-    monkeypatch.setattr(finrag.ingest.build, "crash_point", crash)
+    monkeypatch.setattr(finrag.ingest.write, "crash_point", crash)
     with pytest.raises(Died):
         build(paths, writer, FakeEmbedder(), word_count, rebuild=True)
     monkeypatch.undo()

@@ -15,7 +15,9 @@ from conftest import UntiedEmbedder, word_count
 from qdrant_client import QdrantClient, models
 
 import finrag.generation
-import finrag.ingest.build
+import finrag.ingest.generations
+import finrag.ingest.server_publish
+import finrag.ingest.write
 import finrag.store.clients
 from finrag.config import Settings
 from finrag.index import Index, current_generation
@@ -57,7 +59,7 @@ def reference(files, tmp_path_factory) -> dict:
     index of AAPL and TSLA, by an update that never died (on a server of its own)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", QdrantClient(location=":memory:"))
-        patch.setattr(finrag.ingest.build, "SUPERSEDED_GRACE_S", 0.0)
+        patch.setattr(finrag.ingest.server_publish, "SUPERSEDED_GRACE_S", 0.0)
         writer = Settings(data_dir=tmp_path_factory.mktemp("reference"), qdrant_url=":memory:")
         _build(writer, files["aapl"], files["tsla"])
         before, ids_before = _answers(_by_name(writer)), _chunk_ids(writer)
@@ -242,18 +244,20 @@ def test_readers_see_only_one_generations_chunks_at_every_step_of_a_server_updat
     steps: list = []
     held, observe = _recording(world, writer, steps)
     monkeypatch.setattr(finrag.generation, "crash_point", observe)
-    monkeypatch.setattr(finrag.ingest.build, "crash_point", observe)
+    monkeypatch.setattr(finrag.ingest.write, "crash_point", observe)
+    monkeypatch.setattr(finrag.ingest.generations, "crash_point", observe)
+    monkeypatch.setattr(finrag.ingest.server_publish, "crash_point", observe)
 
     class Clock:
         @staticmethod
         def sleep(seconds: float) -> None:
-            assert seconds == finrag.ingest.build.SUPERSEDED_GRACE_S
+            assert seconds == finrag.ingest.server_publish.SUPERSEDED_GRACE_S
             observe("grace")
 
         perf_counter = staticmethod(__import__("time").perf_counter)
 
-    monkeypatch.setattr(finrag.ingest.build, "time", Clock)
-    monkeypatch.setattr(finrag.ingest.build, "SUPERSEDED_GRACE_S", 5.0)
+    monkeypatch.setattr(finrag.ingest.server_publish, "time", Clock)
+    monkeypatch.setattr(finrag.ingest.server_publish, "SUPERSEDED_GRACE_S", 5.0)
     try:
         _build(writer, world["changed"])
     finally:
@@ -300,11 +304,15 @@ def test_a_server_update_killed_at_any_point_is_completed_by_the_next_run(world,
             raise Died(at)
 
     monkeypatch.setattr(finrag.generation, "crash_point", kill)
-    monkeypatch.setattr(finrag.ingest.build, "crash_point", kill)
+    monkeypatch.setattr(finrag.ingest.write, "crash_point", kill)
+    monkeypatch.setattr(finrag.ingest.generations, "crash_point", kill)
+    monkeypatch.setattr(finrag.ingest.server_publish, "crash_point", kill)
     with pytest.raises(Died):
         build([world["changed"]], writer, UntiedEmbedder(), word_count)
     monkeypatch.setattr(finrag.generation, "crash_point", lambda at: None)
-    monkeypatch.setattr(finrag.ingest.build, "crash_point", lambda at: None)
+    monkeypatch.setattr(finrag.ingest.write, "crash_point", lambda at: None)
+    monkeypatch.setattr(finrag.ingest.generations, "crash_point", lambda at: None)
+    monkeypatch.setattr(finrag.ingest.server_publish, "crash_point", lambda at: None)
     seen, at = _answers(_by_name(writer)), KILL_POINTS.index(point)
     if at < KILL_POINTS.index("vectors") or point == "superseded":  # nothing new, or all done
         assert seen == (after if point == "superseded" else before)
