@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from finrag.asking import question_part
 from finrag.lineitems import LineItem, find_items, normalize
 
 MONTHS = ("january february march april may june july august september october november "
@@ -117,27 +118,15 @@ _SCALE = {"thousands": "USD thousands", "millions": "USD millions", "billions": 
 _DECIMALS = re.compile(r"\b(zero|one|two|three|four|[0-4])\s+decimal")
 _WORD_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 
-# words that frame a question without naming what it asks for
-STOPWORDS = frozenset("""
-a an the of for in on at as to by from and or with what which who whose how much many is was were
-be been are did does do has have had its it this that these those their our your my we you i
-company company's companies year years yearly annual annually end ending ended fiscal fy total
-amount value figure number reported report reports show shows shown state stated tell me give
-please answer round rounded decimal places place usd us$ dollars millions billions thousands
-million billion thousand unit units percent percents percentage ratio statement statements
-income balance sheet sheets cash flow flows operations p&l financial position condition
-consolidated between during over period periods per share shares net change changed growth
-compare compared versus vs than about approximately roughly latest most recent current prior
-previous last two three four five average mean calculate compute computed using based basing use
-only primarily within information details detail outlined clearly plainly provided according
-referencing considering taking account data drawing conclusions relying judgment judgments off
-question response respond following want need help us here define defined definition as if
-you are an equity research analyst lost internet connection so not access metric metrics
-providers provider reasonable approximation exact possible utilizing utilize line items item
-extract out pay paid generate generated much many did do expense expenses spending spend spent
-into one provide when best abilities ability formerly known unadjusted reported gaap all any there
-they it's amounts level levels figures numbers value values up down end-of-year year-end close
-closing made make makes earn earned earns brought bring record recorded full
+# Words of a question's grammar and framing ("what was the company's total ... in fiscal 2024"):
+# next to a line item they never name a narrower line. Instructions ("round to one decimal
+# place") are not here: `finrag.asking` takes their sentences out first.
+FRAMING = frozenset("""
+a an the of for in on at as to by from and or with what which who whose how much many is was
+were be been are did does do has have had its it this that these those their our your my we you
+i me us company company's companies year years annual fiscal fy total amount value figure
+number reported net per share shares end ending ended during over period current prior
+previous last latest most recent than about approximately roughly all any there they up down
 """.split())
 
 
@@ -171,7 +160,8 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     average = (bool(_AVERAGE.search(head)) and len(years) > 1
                and metric not in AVERAGED_BALANCE_METRICS)
     def_items = tuple(dict.fromkeys(i.key for _, _, i in find_items(definition)))
-    rest = _rest(head, items_found, name_words)
+    core = normalize(_split_definition(question_part(raw).lower())[0])
+    rest = _rest(core, find_items(core), name_words)
     return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,
                     decimals=decimals, tickers=tickers, change=change, average=average,
                     definition_items=def_items, definition_text=definition, rest=rest,
@@ -384,7 +374,7 @@ def _rest(head: str, items_found, name_words: set[str]) -> tuple[str, ...]:
         w = word[:-2] if word.endswith("'s") else word.rstrip("'")
         if w in ("total", "net"):
             continue
-        if (w in STOPWORDS or w in name_words or w in MONTHS or len(w) < 2
+        if (w in FRAMING or w in name_words or w in MONTHS or len(w) < 2
                 or not re.fullmatch(r"[a-z][a-z&']*", w)):
             break
         out.append(w)

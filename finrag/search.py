@@ -19,6 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from finrag.asking import question_part
 from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
 from finrag.fusion import rrf
 from finrag.index import Index, open_index
@@ -27,9 +28,7 @@ from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.store.base import StoreError
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query
-from finrag.vocabulary import instruction_words, phrase_terms
-
-_INSTRUCTIONS = instruction_words()
+from finrag.vocabulary import phrase_terms
 
 MAX_QUERY_CHARS = 2000
 NO_MATCH = "No indexed chunk matches these filters."
@@ -244,14 +243,15 @@ class HybridSearcher:
 
 
 def bm25_tokens(text: str, expansions: list[str]) -> list[str]:
-    """The query's own tokens (repeats count, as typed) less instruction words ("please",
-    "round", "decimal"), then each expansion token not already asked for, once, then each
-    expansion's statement-wording pairs ("current_liability"), once: an expansion widens the
-    query without outweighing what the user typed, and prefers pages that print its line items
-    as phrases. Pairs of the user's own words are not asked for: measured with every word pair
-    indexed, alone they lowered FinanceBench's fused MRR (filing filter .68 -> .66) and beside
-    the expansion's pairs they added nothing (.721 -> .719)."""
-    own = [t for t in tokenize(text) if t not in _INSTRUCTIONS] or tokenize(text)
+    """The query's own tokens (repeats count, as typed) less its instruction sentences
+    (`finrag.asking`: "Round your answer to two decimal places."), then each expansion token
+    not already asked for, once, then each expansion's statement-wording pairs
+    ("current_liability"), once: an expansion widens the query without outweighing what the
+    user typed, and prefers pages that print its line items as phrases. Pairs of the user's own
+    words are not asked for: measured with every word pair indexed, alone they lowered
+    FinanceBench's fused MRR (filing filter .68 -> .66) and beside the expansion's pairs they
+    added nothing (.721 -> .719)."""
+    own = tokenize(question_part(text)) or tokenize(text)
     seen = set(own)
     extra = []
     each = [tokenize(e) for e in expansions]

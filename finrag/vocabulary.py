@@ -42,7 +42,7 @@ _STATEMENTS: list[tuple[str, str, tuple[str, ...]]] = [
 _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
     (r"capex|capital expenditures?|capital spending|capital intensive|capital intensity",
      "purchases of property plant and equipment capital expenditures", (CF,)),
-    (r"pp&e|ppne|ppe|fixed assets?",
+    (r"pp&e|ppe|fixed assets?",
      "property plant and equipment net", (BS,)),
     (r"cogs|cost of goods sold",
      "cost of sales cost of revenue cost of goods sold", (IS,)),
@@ -60,7 +60,7 @@ _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
      "cash and cash equivalents marketable securities accounts receivable"
      " total current liabilities",
      (BS,)),
-    (r"free cash ?flows?|fcf|cash ?flow conversion|cash conversion",
+    (r"free cash ?flows?|fcf",
      "net cash provided by operating activities purchases of property and equipment", (CF,)),
     (r"operating cash ?flows?|cash (?:flow )?from operations",
      "net cash provided by operating activities", (CF,)),
@@ -74,7 +74,7 @@ _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
      "total assets net income revenue", (IS, BS)),
     (r"return on equity|roe",
      "net income total shareholders equity", (IS, BS)),
-    (r"debt to equity|leverage ratio|total debt|net debt|debt on (?:the )?balance sheet",
+    (r"debt to equity|leverage ratio|total debt|net debt",
      "long-term debt current portion of long-term debt short-term borrowings", (BS,)),
     (r"interest coverage",
      "interest expense operating income", (IS,)),
@@ -100,7 +100,7 @@ _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
      "segment information reportable segments", ()),
     (r"headcount",
      "employees", ()),
-    (r"lawsuits?|litigation|legal (?:battles?|proceedings|matters)",
+    (r"lawsuits?|litigation|legal (?:proceedings|matters)",
      "legal proceedings litigation contingencies", ()),
 ]
 _TABLE = _STATEMENTS + _LINE_ITEMS
@@ -145,26 +145,3 @@ def expand(query: str) -> list[str]:
     statements = dict.fromkeys(h for _, homes in found for h in homes
                                if not any(h in words for words in phrases))
     return phrases + list(statements)
-
-
-# Words that instruct rather than ask ("Please answer in USD millions, rounded to one decimal
-# place, based on the cash flow statement"). Analysts' questions are full of them and filings
-# almost never use them, so BM25 gave them high IDF and matched them in the wrong places.
-# They are dropped from the BM25 query only (dense reads the question as written); the index
-# and its tokenizer are unchanged.
-_INSTRUCTION_WORDS = """
-please help us answer answers answering question questions provide provided providing response
-respond give giving calculate calculated calculating calculation compute computed computing round
-rounded rounding decimal place places unit units percents using use utilize utilizing utilized
-based basing rely relying relied details detail information outlined shown stated state explain
-following define defined definition here primarily mainly clearly plainly only reasonable
-approximation approximate exact possible judgment judgments judgement conclusions drawing draw
-consider considering taking take account according referencing reference within want need
-like metric relevant useful meaningful not if then what how much many roughly kindly
-""".split()
-
-
-def instruction_words() -> frozenset[str]:
-    from finrag.tokens import tokenize
-
-    return frozenset(t for word in _INSTRUCTION_WORDS for t in tokenize(word))
