@@ -27,7 +27,6 @@ from finrag.faults import crash_point
 from finrag.index import (
     BASE,
     CURRENT,
-    FORMAT_VERSION,
     GENERATIONS,
     TABLE,
     Index,
@@ -37,6 +36,7 @@ from finrag.index import (
     table_facets,
 )
 from finrag.lexical import K1, B, average_length, document_vector
+from finrag.manifest import FORMAT_VERSION
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
 from finrag.store.base import StoreError, StorePoint

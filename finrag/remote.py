@@ -20,7 +20,7 @@ from qdrant_client import models
 
 from finrag.config import Settings
 from finrag.facts import Fact
-from finrag.index import IndexUnavailable, check_manifest
+from finrag.manifest import IndexUnavailable, check_manifest
 from finrag.models import Chunk
 from finrag.store.base import StoreError
 from finrag.store.clients import client_for

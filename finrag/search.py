@@ -22,9 +22,10 @@ import numpy as np
 from finrag.asking import question_part
 from finrag.config import K_EACH, MODEL_MAX_TOKENS, RRF_K, TOP_K, Settings
 from finrag.fusion import rrf
-from finrag.index import Index, open_index
+from finrag.index import Index
 from finrag.lexical import query_vector
 from finrag.models import Chunk, Filters, Hit, SearchResult
+from finrag.published import open_index
 from finrag.store.base import StoreError
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query

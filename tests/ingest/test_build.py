@@ -17,9 +17,10 @@ from conftest import REPO, FakeEmbedder
 
 from finrag.config import Settings
 from finrag.embed import TokenCounter
-from finrag.index import READABLE_FORMATS, Index, current_generation
+from finrag.index import Index, current_generation
 from finrag.ingest.build import build
 from finrag.ingest.sample import unpack_sample
+from finrag.manifest import READABLE_FORMATS
 
 COUNT = TokenCounter().count
 SUBSET = ("AAPL/10-K/0000320193-24-000123", "NVDA/10-K/nvda-20240128")

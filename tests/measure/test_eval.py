@@ -10,7 +10,7 @@ import pytest
 from conftest import FakeEmbedder, shared_path
 
 from finrag import cli
-from finrag.index import READABLE_FORMATS
+from finrag.manifest import READABLE_FORMATS
 from finrag.measure.eval import MethodScores, Outcome, first_hit, ndcg
 from finrag.measure.financebench import Document, Question, evaluate
 

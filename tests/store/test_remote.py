@@ -18,10 +18,11 @@ import finrag.store.clients
 import finrag.store.server
 from finrag.ask import ask, ask_json
 from finrag.config import Settings
-from finrag.index import Index, IndexUnavailable, current_generation, open_index
+from finrag.index import Index, IndexUnavailable, current_generation
 from finrag.ingest.build import build, remove
 from finrag.ingest.sample import unpack_sample
 from finrag.models import Filters
+from finrag.published import open_index
 from finrag.remote import RemoteIndex
 from finrag.search import HybridSearcher
 from finrag.store.names import data_dir_id, index_alias
