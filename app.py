@@ -11,9 +11,10 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from finrag.ask import ask, companies_of
+from finrag.ask import ask
 from finrag.autofilter import auto_filters
 from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
+from finrag.companies import companies_of
 from finrag.config import K_EACH, RRF_K, Settings
 from finrag.embed import Embedder
 from finrag.export import to_csv, to_markdown

@@ -8,13 +8,13 @@ passages shown with every answer), parses the question against the indexed compa
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 from finrag.answer import Answer, Outcome, answer
+from finrag.companies import companies_of, short_name
 from finrag.models import Filters, SearchResult
 from finrag.present import edgar_url
 from finrag.question import AVERAGED_BALANCE_METRICS, Question, parse
@@ -33,27 +33,6 @@ class Asked:
         return self.outcome.answer
 
 
-_COMPANIES: dict[str, tuple[dict[str, str], dict[str, list[int]]]] = {}
-
-
-def companies_of(index) -> tuple[dict[str, str], dict[str, list[int]]]:
-    """ticker -> company name, and ticker -> fiscal years of its filings, for one generation."""
-    key = _identity(index)
-    if key not in _COMPANIES:
-        facets = index.facets()
-        years: dict[str, list[int]] = {}
-        for cell in facets["filings"]:
-            years.setdefault(cell["ticker"], []).append(cell["fiscal_year"])
-        _COMPANIES.clear()
-        _COMPANIES[key] = (facets["companies"], {t: sorted(y) for t, y in years.items()})
-    return _COMPANIES[key]
-
-
-def _identity(index) -> str:
-    """Which generation of which index (`Index.identity`, `RemoteIndex.identity`)."""
-    return index.identity
-
-
 _FACTS: OrderedDict = OrderedDict()
 _FACTS_KEPT = 16
 _FACTS_LOCK = threading.Lock()
@@ -62,7 +41,7 @@ _FACTS_LOCK = threading.Lock()
 def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...]) -> list:
     """The company's facts for these period years, from filings of `filed` (empty = any); the
     last few lookups are kept, as an analyst asks several questions about one company."""
-    key = (_identity(index), ticker, filed, periods)
+    key = (index.identity, ticker, filed, periods)
     with _FACTS_LOCK:  # the app serves several sessions from threads
         if key in _FACTS:
             _FACTS.move_to_end(key)
@@ -114,7 +93,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
     name = companies.get(q.tickers[0], "") if len(q.tickers) == 1 else ""
     try:
-        outcome = answer(q, facts, _short(name) or (q.tickers[0] if q.tickers else ""))
+        outcome = answer(q, facts, short_name(name) or (q.tickers[0] if q.tickers else ""))
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
     if inferred and outcome.answer is not None:
@@ -142,15 +121,6 @@ def _company_from_passages(q: Question, result: SearchResult) -> str | None:
                if set(q.rest) <= set(normalize(h.chunk.text).split())}
     tickers = set(holding.values())
     return tickers.pop() if len(holding) >= 2 and len(tickers) == 1 else None
-
-
-def _short(name: str) -> str:
-    from finrag.question import company_names
-
-    names = company_names(name)
-    if not names or len(names[0]) > 40 or re.search(r"\d{3,}", name):
-        return ""  # a cover page read badly ('... Commission File Number 001 ...'): the ticker
-    return " ".join(w.capitalize() if w.islower() else w for w in names[0].split())
 
 
 def citations(index, a: Answer) -> list[dict]:

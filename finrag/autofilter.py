@@ -11,9 +11,9 @@ take `--no-auto-filters`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from finrag.companies import cover_name
 from finrag.models import Filters
 from finrag.question import parse
 
@@ -53,14 +53,3 @@ def auto_filters(question: str, filters: Filters, companies: dict[str, str],
                      fiscal_years=list(filters.fiscal_years) or list(years),
                      chunk_types=list(filters.chunk_types))
     return AutoFilters(merged, tickers, years, skipped)
-
-
-# what a PDF's cover page prints before the company's name, where the reader took it along
-_COVER = re.compile(r".*(?:_{3,}|commission file (?:number|no\.?)\s*:?\s*[\d-]+)\s*",
-                    re.IGNORECASE | re.DOTALL)
-
-
-def cover_name(name: str) -> str:
-    """The company's name without the cover-page text read before it ('... Commission file
-    number 1-9595 ____ BEST BUY CO., INC.' -> 'BEST BUY CO., INC.')."""
-    return _COVER.sub("", name).strip() or name

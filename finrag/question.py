@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from finrag.asking import question_part
+from finrag.companies import company_names
 from finrag.lineitems import LineItem, find_items, normalize
 
 MONTHS = ("january february march april may june july august september october november "
@@ -300,36 +301,6 @@ def _unit(low: str) -> tuple[str | None, int | None]:
     elif re.search(r"\bnearest (?:whole|integer)|\bwhole (?:number|percent)", low):
         decimals = 0
     return unit, decimals
-
-
-# words that begin company names but say nothing about which company on their own
-_GENERIC_NAME_WORDS = frozenset("""
-general american international united national first new southern northern eastern western
-union global federal capital financial consolidated standard universal royal central pacific
-atlantic public service services energy health the cost
-""".split())
-_SUFFIXES = re.compile(r"\b(?:inc|incorporated|corp|corporation|co|company|companies|ltd|limited|"
-                       r"plc|llc|lp|sa|nv|ag|se|holdings?|group|com|the|de|del|new|cl a|class a)\b")
-
-
-def company_names(name: str) -> list[str]:
-    """The normalized ways a question may name a company: its short name ('Home Depot' of
-    'HOME DEPOT, INC.'), its distinctive first word ('walmart'), initials around '&' ('p&g')."""
-    if re.search(r"\d{3}", name):  # a cover page read with its header: '... File Number
-        name = re.split(r"\d{3,}[\d-]*", name)[-1]  # 001-34028 AMERICAN WATER WORKS CO'
-    short = " ".join(_SUFFIXES.sub(" ", normalize(name).replace("'s", "")).split())
-    short = re.sub(r"\([^)]*\)", "", short).strip()
-    names = [short] if short else []
-    words = short.split()
-    if len(words) > 1 and len(words[0]) >= 4 and words[0] not in _GENERIC_NAME_WORDS:
-        names.append(words[0])
-    if "&" in words:
-        parts = [w for w in words if w != "&"]
-        names.append("&".join(w[0] for w in parts[:2]))
-    if len(words) >= 2 and all(w.isalpha() for w in words):
-        joined = "".join(words)
-        names.append(joined)  # "coca cola" -> "cocacola"
-    return [n for n in dict.fromkeys(names) if n]
 
 
 def _company(raw: str, norm: str, companies: dict[str, str],

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from finrag.companies import company_names
 from finrag.models import Filters
-from finrag.question import company_names, parse
+from finrag.question import parse
 
 COMPANIES = {"AAPL": "Apple Inc.", "HD": "HOME DEPOT, INC.", "KO": "COCA COLA CO",
              "PG": "PROCTER & GAMBLE Co", "JNJ": "JOHNSON & JOHNSON", "MMM": "3M CO",

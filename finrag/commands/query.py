@@ -54,8 +54,8 @@ def warn_unknown(searcher, filters) -> None:
 def with_auto_filters(searcher, question: str, filters, enabled: bool = True, quiet: bool = False):
     """`filters` plus the company / fiscal year the question names (finrag.autofilter); says on
     stderr what was added."""
-    from finrag.ask import companies_of
     from finrag.autofilter import auto_filters
+    from finrag.companies import companies_of
 
     if not enabled:
         return filters

@@ -122,8 +122,8 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: 
     """Run every question through the normal search path; the report `--json` prints. `auto`:
     the company / fiscal year each question names become filters, as in the app and CLIs
     (finrag.autofilter), where `mode` sets none."""
-    from finrag.ask import companies_of
     from finrag.autofilter import auto_filters
+    from finrag.companies import companies_of
     from finrag.measure.eval import CURVE_DEPTH, METHODS, MethodScores, result_outcomes
 
     overall = {m: MethodScores() for m in METHODS}
