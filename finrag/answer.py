@@ -49,10 +49,8 @@ class Outcome:
 
 def answer(q: Question, facts: list[Fact], company: str = "") -> Outcome:
     """The answer to `q` from `facts`, or why there is none."""
-    if not q.asks_for_something:
-        return Outcome(None, "The question asks for no figure finrag knows (a line item such "
-                             "as revenue or capex, or a metric such as a margin or ratio); "
-                             "see the passages.")
+    if not q.asks_for_something and not (q.line_words and len(q.tickers) == 1):
+        return Outcome(None, NOTHING_ASKED)
     if len(q.tickers) != 1:
         why = ("names no indexed company and no ticker filter is set" if not q.tickers else
                f"names several companies ({', '.join(q.tickers)})")
@@ -65,9 +63,28 @@ def answer(q: Question, facts: list[Fact], company: str = "") -> Outcome:
         q = _with_years(q, (years[-1],))
     book = Book(facts, ticker, q.year)
     try:
+        if not q.asks_for_something:  # no known item: a line the filing prints by that name?
+            return Outcome(_printed_line(q, book, company or ticker), None)
         return Outcome(_answer(q, book, company or ticker), None)
     except Missing as exc:
+        if not q.asks_for_something:
+            return Outcome(None, f"{NOTHING_ASKED} Looked for {exc}.")
         return Outcome(None, f"Looked for {exc}.")
+
+
+NOTHING_ASKED = ("The question asks for no figure finrag knows (a line item such as revenue or "
+                 "capex, or a metric such as a margin or ratio); see the passages.")
+
+
+def _printed_line(q: Question, book: Book, company: str) -> Answer:
+    """A line outside the known items, by the words its printed label uses ("medical costs"):
+    every word of the question's and no other, one figure or none."""
+    if q.yes_no:
+        raise Missing("a verdict: the question asks yes or no about a line finrag has no "
+                      "test for")
+    year = q.year or _year_of(q.date)
+    fig = book.named_line(tuple(dict.fromkeys(stem(q.line_words))), None, year, q.date)
+    return _stated(q, fig, company)
 
 
 def _with_years(q: Question, years: tuple[int, ...]) -> Question:

@@ -154,7 +154,8 @@ class Book:
             group = [f for f in group if (f.page or 0) == first]  # condensed ones
             values = {round(abs(f.value) if outflow else f.value, 6) for f in group}
         if len(values) > 1:
-            shown = ", ".join(f"{v:,g}" for v in sorted(values))
+            shown = "; ".join(sorted({f"'{f.line_label}' {abs(f.value) if outflow else f.value:,g}"
+                                      for f in group}))
             return Missing(f"{name} for {when} ({self.ticker}): the filing prints different "
                            f"figures ({shown}) where one was expected")
         f = group[0]

@@ -62,7 +62,7 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"|operating (?:income|profit) \(loss\)|(?:income|loss) from operations",
              "income"),
     LineItem("net_income", "net income",
-             r"net (?:income|earnings|profit)|bottom line",
+             r"net (?:income|earnings|profit|loss)(?: \(loss\))?|bottom line",
              _g("NetIncomeLoss", "NetIncomeLossAvailableToCommonStockholdersBasic", "ProfitLoss"),
              r"net (?:income|earnings)(?: loss)?(?: attributable to [a-z0-9 .,&'-]+)?"
              r"|net (?:income|earnings) \(loss\)",

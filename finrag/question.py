@@ -48,6 +48,7 @@ class Question:
     definition_items: tuple[str, ...] = ()  # items of the question's own definition
     definition_text: str = ""
     rest: tuple[str, ...] = field(default=())  # unexplained words just before the line item
+    line_words: tuple[str, ...] = ()  # where no known item is named: words that may name a line
     head: str = ""  # the question before its own definition, lower case, as typed
     formula_text: str = ""  # the question's own definition, as typed ("(cash from ops - capex)")
     unknown_metric: str = ""  # a metric named ("... ratio") that finrag neither knows nor is told
@@ -163,13 +164,14 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     def_items = tuple(dict.fromkeys(i.key for _, _, i in find_items(definition)))
     core = normalize(_split_definition(question_part(raw).lower())[0])
     rest = _rest(core, find_items(core), name_words)
+    line_words = () if items or metric else _line_words(core, name_words, years)
     return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,
                     decimals=decimals, tickers=tickers, change=change, average=average,
                     definition_items=def_items, definition_text=definition, rest=rest,
                     head=head_low, formula_text=_sentence(formula_text),
                     unknown_metric=_unknown_metric(head), judgement=_judgement(head_low),
                     yes_no=bool(_yes_no_sentence(head_low)),
-                    qualifiers=_qualifiers(head, items_found))
+                    qualifiers=_qualifiers(head, items_found), line_words=line_words)
 
 
 def _split_definition(norm: str) -> tuple[str, str]:
@@ -341,12 +343,30 @@ def _rest(head: str, items_found, name_words: set[str]) -> tuple[str, ...]:
         return ()
     start = items_found[0][0]
     out: list[str] = []
-    for word in reversed(head[:start].split()):
-        w = word[:-2] if word.endswith("'s") else word.rstrip("'")
+    words = [w[:-2] if w.endswith("'s") else w.rstrip("'") for w in head[:start].split()]
+    for i in range(len(words) - 1, -1, -1):
+        w = words[i]
         if w in ("total", "net"):
             continue
-        if (w in FRAMING or w in name_words or w in MONTHS or len(w) < 2
-                or not re.fullmatch(r"[a-z][a-z&']*", w)):
+        if w in ("and", "&") and out and i > 0 and _content(words[i - 1], name_words):
+            continue  # "subscription and support revenue"
+        if not _content(w, name_words):
             break
         out.append(w)
     return tuple(reversed(out))
+
+
+def _content(w: str, name_words: set[str]) -> bool:
+    """A word that may name a line: not framing, not the company, not a month or a number."""
+    return not (w in FRAMING or w in name_words or w in MONTHS or len(w) < 2
+                or not re.fullmatch(r"[a-z][a-z&']*", w))
+
+
+def _line_words(core: str, name_words: set[str], years) -> tuple[str, ...]:
+    """The words of a question that names no known item but may name a printed line ("What
+    were UnitedHealth's medical costs in 2024?" -> medical, costs): a figure question in form
+    (it begins "what" or "how much", or names a fiscal year), its content words in order."""
+    if not (re.match(r"(?:what|how much)\b", core) or years):
+        return ()
+    words = [w[:-2] if w.endswith("'s") else w.rstrip("'") for w in core.split()]
+    return tuple(w for w in words if _content(w, name_words) and w not in ("and", "&"))

@@ -103,3 +103,28 @@ def test_a_formula_half_read_is_no_formula():
     with pytest.raises(Unplaced):
         read("(cash from operations - capex")
     assert read_in("What is Tesla R&D expense 2024?") is None
+
+
+def test_a_line_outside_the_known_items_by_its_printed_label():
+    costs = fact("Medical costs", 240_000, 2024, concept="unh:MedicalCosts")
+    out = answer(parse("What were 3M's medical costs in 2024?", CO), [costs, revenue(2024, 1)])
+    assert out.answer.value == 240_000 and "'Medical costs'" in out.answer.text
+    out = answer(parse("What were 3M's dental costs in 2024?", CO), [costs])
+    assert out.answer is None and "asks for no figure" in out.reason
+
+
+def test_two_printed_lines_where_one_is_meant_is_no_answer_naming_both():
+    facts = [fact("Medical costs", 240_000, 2024, source="table", page=40),
+             fact("Medical costs", 230_000, 2024, source="table", page=40, statement="other")]
+    facts[1].statement = "income"
+    out = answer(parse("What were 3M's medical costs in 2024?", CO), facts)
+    assert out.answer is None and "240,000" in out.reason and "230,000" in out.reason
+
+
+def test_words_joined_by_and_name_one_narrower_line():
+    facts = [revenue(2024, 35_000),
+             fact("Subscription and support", 32_500, 2024, concept="us-gaap:Revenues",
+                  dims=["srt:ProductOrServiceAxis=crm:SubscriptionAndSupportMember"],
+                  statement="other")]
+    out = answer(parse("3M subscription and support revenue FY2024", CO), facts)
+    assert out.answer.value == 32_500
