@@ -13,7 +13,8 @@ from pathlib import Path
 
 from finrag.facts import Fact
 from finrag.ingest.chunk import filing_key
-from finrag.ingest.statements import period_fiscal_year, table_statements
+from finrag.ingest.fiscal import period_fiscal_year
+from finrag.ingest.statements import table_statements
 from finrag.ingest.tables import table_facts
 from finrag.ingest.xbrl import has_inline_xbrl, read_xbrl_facts
 from finrag.models import Chunk, Filing

@@ -1,27 +1,17 @@
-"""Which financial statement a table belongs to, and which fiscal year a period falls in.
+"""Which financial statement a table belongs to.
 
-Statement: read from the title lines printed above the table on its page ("CONSOLIDATED
-BALANCE SHEETS", "Consolidated Statements of Cash Flows", "STATEMENTS OF OPERATIONS"). A
-table on a page that opens with a table (a statement running over a page break, its title on
-the page before) takes the statement of the table that ended the page before. Anything else
-(notes, MD&A, schedules) is "other".
-
-Fiscal year of a period: the company's own. Fiscal years end on the anniversaries of the
-filing's period end (give or take a week, for 52/53-week years), and the filing's own fiscal
-year names the one ending at its period end; a period ending on or before an anniversary
-(+ a week) belongs to the fiscal year ending there. So Walmart's (FY2025, ends 2025-01-31)
-period ending 2024-01-31 is fiscal 2024, Home Depot's (FY2024, ends 2025-02-02) ending
-2024-01-28 is fiscal 2023, Apple's quarter ending 2023-12-30 is fiscal 2024.
+Read from the title lines printed above the table on its page ("CONSOLIDATED BALANCE SHEETS",
+"Consolidated Statements of Cash Flows", "STATEMENTS OF OPERATIONS"). A table on a page that
+opens with a table (a statement running over a page break, its title on the page before) takes
+the statement of the table that ended the page before. Anything else (notes, MD&A, schedules)
+is "other". Which fiscal year a period falls in is finrag.ingest.fiscal's rule.
 """
-
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
 
 from finrag.models import Block
 
-SLACK = timedelta(days=7)  # a 52/53-week year ends up to a week either side of its anniversary
 TITLE_BLOCKS = 6  # text blocks looked at above a table, on its page
 TITLE_MAX = 160  # a longer text block is body text, not a title line
 TITLE_LINE_MAX = 200  # a title line naming a statement is shorter
@@ -120,32 +110,3 @@ def _continues(blocks: list[Block], previous: int, i: int) -> bool:
     if page is None or blocks[previous].page != page - 1 or blocks[i - 1].page == page:
         return False
     return all(len(b.text) <= 60 for b in blocks[previous + 1:i])
-
-
-def period_fiscal_year(end: str | date | None, filing_end: str | date | None,
-                       filing_year: int) -> int | None:
-    """The company's fiscal year of a period ending `end`, given that the filing's fiscal
-    year `filing_year` ends on `filing_end`. None when either date is missing or unreadable."""
-    end, anchor = _as_date(end), _as_date(filing_end)
-    if end is None or anchor is None:
-        return None
-    k = end.year - anchor.year - 2
-    while _anniversary(anchor, k) + SLACK < end:
-        k += 1
-    return filing_year + k
-
-
-def _anniversary(anchor: date, years: int) -> date:
-    try:
-        return anchor.replace(year=anchor.year + years)
-    except ValueError:  # 29 February
-        return anchor.replace(year=anchor.year + years, day=28)
-
-
-def _as_date(value) -> date | None:
-    if value is None or isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None

@@ -22,8 +22,8 @@ from datetime import date
 
 from finrag.facts import Fact
 from finrag.ingest.chunk import filing_key
-from finrag.ingest.fiscal import fiscal_year_from_period
-from finrag.ingest.statements import period_fiscal_year, statement_of
+from finrag.ingest.fiscal import fiscal_year_from_period, period_fiscal_year
+from finrag.ingest.statements import statement_of
 from finrag.models import Block, Filing
 
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"

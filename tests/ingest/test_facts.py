@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from finrag.ingest.facts import extract_facts
+from finrag.ingest.fiscal import period_fiscal_year
 from finrag.ingest.read import read_filing
 from finrag.ingest.sample import unpack_sample
-from finrag.ingest.statements import period_fiscal_year, statement_of
+from finrag.ingest.statements import statement_of
 from finrag.ingest.xbrl import displayed_number, printed_unit
 from tests.conftest import SHARED, shared_path
 
