@@ -51,7 +51,7 @@ def register(sub) -> None:
 def run_financebench(args) -> int:
     """Index the PDFs the questions need (ingest's normal path, cached), then score each method."""
     from finrag.embed import Embedder
-    from finrag.measure import financebench
+    from finrag.measure import financebench, financebench_retrieval
     from finrag.search import HybridSearcher
 
     if not 1 <= args.k <= 100:
@@ -89,23 +89,24 @@ def run_financebench(args) -> int:
     if args.answers:
         return _financebench_answers(args, searcher, questions, report)
     try:
-        result = financebench.evaluate(searcher, questions, args.filter, args.k,
-                                       auto=not args.no_auto_filters,
-                                       k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
-                                       weights=weights, expand=not args.no_expand,
-                                       fuse_by=args.fuse_by)
+        result = financebench_retrieval.evaluate(searcher, questions, args.filter, args.k,
+                                                 auto=not args.no_auto_filters,
+                                                 k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
+                                                 weights=weights, expand=not args.no_expand,
+                                                 fuse_by=args.fuse_by)
     finally:
         searcher.close()
     result["index"] = {"generation": report.generation, "documents": len(docs),
                        "chunks": report.totals()["chunks"], "build_s": round(report.seconds, 1)}
     if args.plot:
-        financebench.plot(result, args.plot)
+        financebench_retrieval.plot(result, args.plot)
     print(json.dumps(result, indent=2) if args.json else _retrieval_table(result))
     return EXIT_OK
 
 
 def _financebench_answers(args, searcher, questions, report) -> int:
-    from finrag.measure.figures import score_financebench, table
+    from finrag.measure.answer_tally import table
+    from finrag.measure.financebench_answers import score_financebench
 
     records = [{"question": q, "answer": q.answer} for q in questions]  # metrics-generated only
     try:
@@ -135,7 +136,8 @@ def _judged_answers(args, searcher, questions, key, report) -> int:
 def run_figures(args) -> int:
     """Index the filings the questions name (cached in the data dir), then ask each question."""
     from finrag.embed import Embedder
-    from finrag.measure.figures import load_figures, score_figures, table
+    from finrag.measure.answer_tally import table
+    from finrag.measure.figures import load_figures, score_figures
     from finrag.search import HybridSearcher
 
     questions = load_figures(args.questions)

@@ -1,21 +1,21 @@
-"""Answer evaluations: analysts' figure questions (figures.jsonl) and FinanceBench's
-metrics-generated questions, each asked through `finrag.ask` like a user would.
+"""The analysts' figure questions (figures.jsonl), each asked through `finrag.ask` like a user
+would, and scored.
 
-An answer is right when its value is within the question's tolerance in the question's unit
-(figures) or within the rounding the question asks for (FinanceBench); wrong answers are
-counted apart from questions left unanswered, since a wrong figure costs an analyst more than
-a missing one. For figures, the report also gives the share of right answers whose every cited
-page is a page the figure is printed on (the question's page, or any page holding the XBRL fact).
+An answer is right when its value is within the question's tolerance in the question's unit;
+wrong answers are counted apart from questions left unanswered (finrag.measure.answer_tally),
+since a wrong figure costs an analyst more than a missing one. The report also gives the share
+of right answers whose every cited page is a page the figure is printed on (the question's page,
+or any page holding the XBRL fact). FinanceBench's answers: finrag.measure.financebench_answers.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from finrag.book import SCALE, convert
+from finrag.measure.answer_tally import summarize
 
 
 class DataError(ValueError):
@@ -108,88 +108,3 @@ def score_figures(searcher, questions: list[FigureQuestion], filter_mode: str = 
                        page_right=bool(pages) and all(p in q.all_pages for p in pages))
         rows.append(row)
     return summarize(rows) | {"filter": filter_mode, "rows": rows}
-
-
-def summarize(rows: list[dict]) -> dict:
-    def counts(rs: list[dict]) -> dict:
-        n = len(rs)
-        right = sum(r["outcome"] == "right" for r in rs)
-        wrong = sum(r["outcome"] == "wrong" for r in rs)
-        answered = right + wrong
-        out = {"questions": n, "right": right, "wrong": wrong, "unanswered": n - answered,
-               "right_share": round(right / n, 3) if n else 0.0,
-               "precision": round(right / answered, 3) if answered else None}
-        paged = [r for r in rs if r["outcome"] == "right" and r.get("page_right") is not None]
-        if paged:
-            out["page_right_share"] = round(sum(r["page_right"] for r in paged) / len(paged), 3)
-        return out
-
-    types = sorted({r["type"] for r in rows})
-    return {"overall": counts(rows),
-            "by_type": {t: counts([r for r in rows if r["type"] == t]) for t in types}}
-
-
-# --- FinanceBench ----------------------------------------------------------------------------
-
-_NUMBER = re.compile(r"-?\$?\(?-?\d[\d,]*(?:\.\d+)?\)?")
-
-
-def gold_number(answer: str) -> tuple[float, int] | None:
-    """The first number of a FinanceBench answer ('$1577.00', '10.3%', '0.68') and its decimals
-    once trailing zeros go ('$1577.00' -> 0, '10.3%' -> 1)."""
-    m = _NUMBER.search(answer or "")
-    if not m:
-        return None
-    text = m.group(0).replace("$", "").replace(",", "")
-    negative = text.startswith(("-", "("))
-    text = text.strip("-()")
-    value = float(text)
-    decimals = len(text.split(".")[1].rstrip("0")) if "." in text else 0
-    return (-value if negative else value), decimals
-
-
-def financebench_right(value: float, unit: str, gold: str, asked_decimals: int | None) -> bool:
-    """Within the rounding asked (the question's decimals, else the gold answer's own)."""
-    parsed = gold_number(gold)
-    if parsed is None:
-        return False
-    expected, decimals = parsed
-    places = asked_decimals if asked_decimals is not None else decimals
-    return abs(value - expected) <= 0.5 * 10 ** -places + 1e-9
-
-
-def score_financebench(searcher, records: list[dict], mode: str) -> dict:
-    """`records`: the metrics-generated FinanceBench questions with their Document (`doc`)."""
-    from finrag.ask import ask
-    from finrag.measure.financebench import filters_for
-
-    rows = []
-    for r in records:
-        asked = ask(searcher, r["question"].question, filters_for(r["question"], mode))
-        a = asked.answer
-        row = {"id": r["question"].financebench_id, "type": r["question"].question_type,
-               "question": r["question"].question, "expected": r["answer"],
-               "outcome": "unanswered", "value": None, "reason": asked.outcome.reason,
-               "answer_ms": round(asked.timings_ms.get("answer", 0.0), 2)}
-        if a is not None:
-            right = a.value is not None and financebench_right(a.value, a.unit, r["answer"],
-                                                               asked.question.decimals)
-            row.update(outcome="right" if right else "wrong", value=a.value, got_unit=a.unit,
-                       text=a.text)
-        rows.append(row)
-    return summarize(rows) | {"filter": mode, "rows": rows}
-
-
-def table(report: dict, title: str) -> str:
-    lines = [title, (f"{'set':24}{'n':>4}{'right':>7}{'wrong':>7}{'none':>6}{'right%':>8}"
-                     f"{'precision':>10}{'page ok':>9}")]
-    for name, c in [("all", report["overall"])] + list(report["by_type"].items()):
-        prec = "-" if c["precision"] is None else f"{c['precision']:.2f}"
-        page = f"{c['page_right_share']:.2f}" if "page_right_share" in c else "-"
-        lines.append(f"{name:24}{c['questions']:>4}{c['right']:>7}{c['wrong']:>7}"
-                     f"{c['unanswered']:>6}{c['right_share']:>8.2f}{prec:>10}{page:>9}")
-    for r in report["rows"]:
-        if r["outcome"] != "right":
-            got = r["value"] if r["value"] is not None else (r.get("reason") or "")[:110]
-            lines.append(f"  {r['outcome']:10} {r['id']}: {r['question'][:70]!r} -> {got}")
-    return "\n".join(lines)

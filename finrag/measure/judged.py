@@ -14,7 +14,8 @@ import json
 import re
 from pathlib import Path
 
-from finrag.measure.figures import DataError, summarize
+from finrag.measure.answer_tally import summarize
+from finrag.measure.figures import DataError
 
 KINDS = ("verdict", "figures", "extract")
 _NUMBER = re.compile(r"(?<![\w.])-?\$?\d[\d,]*(?:\.\d+)?")

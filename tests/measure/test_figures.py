@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from finrag.measure.figures import (
-    close_enough,
-    financebench_right,
-    gold_number,
-    load_figures,
-    summarize,
-)
+from finrag.measure.answer_tally import summarize
+from finrag.measure.figures import close_enough, load_figures
+from finrag.measure.financebench_answers import financebench_right, gold_number
 from tests.conftest import shared_path
 
 
