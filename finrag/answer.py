@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from finrag import definition, verdict
+from finrag import definition, ranking, verdict
 from finrag.book import SCALE, Book, Figure, Missing, convert, stem
 from finrag.citing import cite, fmt, term
 from finrag.facts import Fact
@@ -27,7 +27,7 @@ __all__ = ["SCALE", "Answer", "Outcome", "answer", "convert"]
 
 @dataclass
 class Answer:
-    kind: str  # "stated" | "computed" | "change" | "verdict"
+    kind: str  # "stated" | "computed" | "change" | "verdict" | "ranking"
     value: float | None  # None for a verdict of "not applicable"
     unit: str
     text: str
@@ -93,6 +93,8 @@ def _with_years(q: Question, years: tuple[int, ...]) -> Question:
 
 def _answer(q: Question, book: Book, company: str) -> Answer:
     formula = _formula(q)
+    if q.ranking is not None and formula is None:
+        return _ranked(q, book, company)
     if q.judgement is not None:
         return _verdict(q, book, company, formula)
     if q.yes_no:
@@ -265,6 +267,15 @@ def _verdict(q: Question, book: Book, company: str, formula: Formula | None) -> 
                   values={str(y): settled.steps[y].value for y in years} or None,
                   figures=[f for y in years for f in settled.steps[y].figures],
                   verdict=settled.verdict)
+
+
+def _ranked(q: Question, book: Book, company: str) -> Answer:
+    r = ranking.rank(q, book, company)
+    top = r.figures[0]
+    kind = "verdict" if r.verdict is not None else "ranking"
+    return Answer(kind, top.value, top.unit, r.text, q.year or 0,
+                  values={f.name: f.value for f in r.figures}, verdict=r.verdict,
+                  figures=r.figures + ([r.total] if r.total is not None else []))
 
 
 def _subject_step(q: Question, book: Book, key: str, year: int) -> Step:

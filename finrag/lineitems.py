@@ -124,6 +124,24 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"(?: \(used (?:in|for)\))? operati(?:ons|ng activities)(?: net)?"
              r"|(?:total )?operating activities",
              "cash_flow"),
+    LineItem("cfi", "net cash used in investing activities",
+             r"(?:net )?cash (?:used in|provided by|from|\(used in\)) investing activities"
+             r"|investing cash ?flows?|cash ?flows? from investing(?: activities)?",
+             _g("NetCashProvidedByUsedInInvestingActivities",
+                "NetCashProvidedByUsedInInvestingActivitiesContinuingOperations"),
+             r"(?:total |net )?cash (?:used in|provided by|from|\(used in\)|used for)"
+             r"(?: \(used (?:in|for)\)| provided by)? investing activities(?: net)?"
+             r"|(?:total )?investing activities",
+             "cash_flow"),
+    LineItem("cff", "net cash used in financing activities",
+             r"(?:net )?cash (?:used in|provided by|from|\(used in\)) financing activities"
+             r"|financing cash ?flows?|cash ?flows? from financing(?: activities)?",
+             _g("NetCashProvidedByUsedInFinancingActivities",
+                "NetCashProvidedByUsedInFinancingActivitiesContinuingOperations"),
+             r"(?:total |net )?cash (?:used in|provided by|from|\(used in\)|used for)"
+             r"(?: \(used (?:in|for)\)| provided by)? financing activities(?: net)?"
+             r"|(?:total )?financing activities",
+             "cash_flow"),
     LineItem("capex", "capital expenditures",
              r"capex|capital expenditures?|capital spending|purchases? of property(?: plant)?"
              r"(?: and equipment)?",

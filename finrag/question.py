@@ -34,6 +34,17 @@ class Judgement:
 
 
 @dataclass(frozen=True)
+class Ranking:
+    """Which of a statement's lines the question ranks: the cash flow activities or the parts
+    of revenue (segments, products), by the largest, the smallest, or those above a share."""
+
+    scope: str  # "activities" | "segments" | "products"
+    order: str  # "max" | "min" | "share"
+    words: str  # the question's word for the lines ("segments", "activities")
+    share: float | None = None  # percent of the total, for order "share"
+
+
+@dataclass(frozen=True)
 class Question:
     text: str
     items: tuple[LineItem, ...] = ()  # line items named, in question order
@@ -54,11 +65,12 @@ class Question:
     unknown_metric: str = ""  # a metric named ("... ratio") that finrag neither knows nor is told
     judgement: Judgement | None = None  # a yes / no question a metric settles
     yes_no: bool = False  # asks yes or no ("Does ...?", "Has ...?")
+    ranking: Ranking | None = None  # which line of a set is largest, smallest, above a share
     qualifiers: frozenset[str] = frozenset()  # "net" / "gross" said of the line item
 
     @property
     def asks_for_something(self) -> bool:
-        return bool(self.items or self.metric or self.unknown_metric)
+        return bool(self.items or self.metric or self.unknown_metric or self.ranking)
 
     @property
     def year(self) -> int | None:
@@ -170,7 +182,7 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
                     definition_items=def_items, definition_text=definition, rest=rest,
                     head=head_low, formula_text=_sentence(formula_text),
                     unknown_metric=_unknown_metric(head), judgement=_judgement(head_low),
-                    yes_no=bool(_yes_no_sentence(head_low)),
+                    yes_no=bool(_yes_no_sentence(head_low)), ranking=_ranking(head_low),
                     qualifiers=_qualifiers(head, items_found), line_words=line_words)
 
 
@@ -240,6 +252,39 @@ def _judgement(head: str) -> Judgement | None:
             limit = _LIMIT.search(sentence) if test == "stable" else None
             return Judgement(test, m.group(0), float(limit.group(1)) if limit else None)
     return None
+
+
+_SCOPES = [
+    ("activities", r"\b(?:cash ?flows? )?activit(?:y|ies)\b"),
+    ("segments", r"\b(?:business |reportable |operating )?segments?\b|\bdivisions?\b"),
+    ("products", r"\b(?:product|service)s?(?: lines?| categor(?:y|ies)| groups?)?\b"
+                 r"|\bcategor(?:y|ies)\b"),
+]
+_MAX = re.compile(r"\b(?:largest|biggest|highest|most|greatest|top)\b")
+_MIN = re.compile(r"\b(?:smallest|lowest|least|fewest)\b")
+_USED = re.compile(r"\b(?:used|spent|consumed|burned|uses|spends)\b")
+_SHARE = re.compile(r"(?:more than|over|above|at least|exceed(?:s|ing)?)\s*(\d+(?:\.\d+)?)\s*"
+                    r"(?:%|percent)")
+
+
+def _ranking(head: str) -> Ranking | None:
+    """A question that ranks a set of lines: 'which' / 'what' / 'are there any' with the set
+    and a superlative or a share of the total."""
+    if not re.search(r"\b(?:which|what|any)\b", head):
+        return None
+    scope = next(((name, m.group(0)) for name, p in _SCOPES if (m := re.search(p, head))), None)
+    if scope is None:
+        return None
+    share = _SHARE.search(head)
+    if share and scope[0] != "activities":
+        return Ranking(scope[0], "share", scope[1], float(share.group(1)))
+    most, least = _MAX.search(head), _MIN.search(head)
+    if not (most or least):
+        return None
+    order = "max" if most and not least else "min"
+    if scope[0] == "activities" and _USED.search(head):  # "used the most cash": most negative
+        order = "min" if order == "max" else "max"
+    return Ranking(scope[0], order, scope[1])
 
 
 def _qualifiers(head: str, items_found) -> frozenset[str]:
