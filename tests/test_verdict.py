@@ -97,6 +97,8 @@ def test_a_margin_on_a_statement_without_its_line_is_not_applicable():
 
 def test_a_yes_no_question_finrag_cannot_settle_gets_no_bare_figure():
     facts = [revenue(2022, 100)]
-    out = answer(parse("Are there any product categories that represent more than 20% of 3M's "
-                       "revenue for FY2022?", CO), facts)
+    out = answer(parse("Is 3M's revenue recognition aggressive in FY2022?", CO), facts)
     assert out.answer is None and "yes or no" in out.reason
+    out = answer(parse("Are there any product categories that represent more than 20% of 3M's "
+                       "revenue for FY2022?", CO), facts)  # no parts indexed to settle it
+    assert out.answer is None and "add up" in out.reason
