@@ -63,6 +63,9 @@ def answer(q: Question, facts: list[Fact], company: str = "") -> Outcome:
         q = _with_years(q, (years[-1],))
     book = Book(facts, ticker, q.year)
     try:
+        if q.basis:
+            raise Missing(f"a figure on the basis the question asks ('{q.basis}'): the "
+                          "statements' facts give the reported, consolidated figure only")
         if not q.asks_for_something:  # no known item: a line the filing prints by that name?
             return Outcome(_printed_line(q, book, company or ticker), None)
         return Outcome(_answer(q, book, company or ticker), None)

@@ -66,6 +66,7 @@ class Question:
     judgement: Judgement | None = None  # a yes / no question a metric settles
     yes_no: bool = False  # asks yes or no ("Does ...?", "Has ...?")
     ranking: Ranking | None = None  # which line of a set is largest, smallest, above a share
+    basis: str = ""  # words asking for another basis than the statements' ("adjusted", "Class A")
     qualifiers: frozenset[str] = frozenset()  # "net" / "gross" said of the line item
 
     @property
@@ -177,13 +178,15 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     core = normalize(_split_definition(question_part(raw).lower())[0])
     rest = _rest(core, find_items(core), name_words)
     line_words = () if items or metric else _line_words(core, name_words, years)
+    basis = _BASIS.search(core)
     return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,
                     decimals=decimals, tickers=tickers, change=change, average=average,
                     definition_items=def_items, definition_text=definition, rest=rest,
                     head=head_low, formula_text=_sentence(formula_text),
                     unknown_metric=_unknown_metric(head), judgement=_judgement(head_low),
                     yes_no=bool(_yes_no_sentence(head_low)), ranking=_ranking(head_low),
-                    qualifiers=_qualifiers(head, items_found), line_words=line_words)
+                    qualifiers=_qualifiers(head, items_found), line_words=line_words,
+                    basis=basis.group(0) if basis else "")
 
 
 def _split_definition(norm: str) -> tuple[str, str]:
@@ -253,6 +256,14 @@ def _judgement(head: str) -> Judgement | None:
             return Judgement(test, m.group(0), float(limit.group(1)) if limit else None)
     return None
 
+
+# Words that ask for a figure on another basis than the statements print it: a non-GAAP or
+# adjusted measure, a part of the company (a share class, the noncontrolling interests), or the
+# figure less some items. The statements' facts cannot give it, so no figure is the answer.
+_BASIS = re.compile(r"\b(?:(?<!un)adjusted|non gaap|organic(?:ally)?|pro forma|underlying|"
+                    r"constant currency|excluding|ex items|normali[sz]ed|comparable|core "
+                    r"(?:earnings|eps|revenue|income)|class [abc]\b|per class|share class|"
+                    r"(?:non ?controlling|minority) interests?)")
 
 _SCOPES = [
     ("activities", r"\b(?:cash ?flows? )?activit(?:y|ies)\b"),

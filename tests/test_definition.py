@@ -128,3 +128,21 @@ def test_words_joined_by_and_name_one_narrower_line():
                   statement="other")]
     out = answer(parse("3M subscription and support revenue FY2024", CO), facts)
     assert out.answer.value == 32_500
+
+
+@pytest.mark.parametrize("text, basis", [
+    ("3M adjusted EBITDA FY2021", "adjusted"),
+    ("3M non-GAAP operating income FY2021", "non gaap"),
+    ("3M Class A diluted EPS FY2021", "class a"),
+    ("3M net income attributable to noncontrolling interests FY2021", "noncontrolling interests"),
+])
+def test_a_basis_the_statements_do_not_print_is_no_answer_not_the_reported_figure(text, basis):
+    facts = [fact("Operating income", 900, 2021, concept="us-gaap:OperatingIncomeLoss"),
+             fact("Depreciation and amortization", 100, 2021, statement="cash_flow",
+                  concept="us-gaap:DepreciationDepletionAndAmortization"),
+             fact("Net income", 500, 2021, concept="us-gaap:NetIncomeLoss"),
+             fact("Diluted", 5.1, 2021, concept="us-gaap:EarningsPerShareDiluted",
+                  unit="USD per share")]
+    out = answer(parse(text, CO), facts)
+    assert out.answer is None and f"'{basis}'" in out.reason
+    assert answer(parse("3M unadjusted EBITDA FY2021", CO), facts).answer.value == 1_000
