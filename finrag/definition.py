@@ -21,16 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from finrag.book import SCALE, Figure, Missing, convert
-from finrag.citing import fmt, term
-from finrag.lineitems import ITEMS, find_items, normalize
+from finrag.citing import term
+from finrag.lineitems import find_items, normalize
+from finrag.question import METRIC_PATTERNS
 
-# Metrics an operand may name, with the question wording for each (`finrag.question` reads the
-# metric a question asks for; these are the ones a formula may combine).
-OPERAND_METRICS = {
-    "ebitda": r"ebitda",
-    "fcf": r"free cash ?flows?|fcf",
-    "working_capital": r"(?:net )?working capital",
-}
+# Metrics an operand may name: the amounts among `finrag.question`'s metrics, in its wording.
+OPERAND_METRICS = {k: p for k, p in METRIC_PATTERNS if k in ("ebitda", "fcf", "working_capital",
+                                                              "total_debt")}
 
 _STATEMENT = (r"(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
               r"financial position|comprehensive income)|(?:cash flows?|income|p&l|operations) "
@@ -428,10 +425,3 @@ def combine(op: str, a: Value, b: Value) -> Value:
         return Value(a.value / den * 100, "percent", f"{a.text} / {b.text} x 100", figures)
     return Value(a.value / den, unit, f"{a.text} / {b.text}", figures)
 
-
-def shown(v: Value) -> str:
-    return fmt(v.value, v.unit if v.unit != "number" else "ratio")
-
-
-def item_name(key: str) -> str:
-    return ITEMS[key].name if key in ITEMS else key.replace("_", " ")
