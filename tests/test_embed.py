@@ -104,7 +104,7 @@ class WordIds:
 def test_a_trace_that_would_change_vectors_is_not_used():
     import torch
 
-    from finrag.embed import _frozen
+    from finrag.query_runtime import frozen as _frozen
 
     class LengthDependent(torch.nn.Module):  # a trace bakes in the branch of its example input
         def forward(self, ids):
@@ -118,7 +118,7 @@ def test_an_onnx_export_that_would_change_vectors_is_not_used():
     pytest.importorskip("onnxruntime")
     import torch
 
-    from finrag.embed import _onnx
+    from finrag.query_runtime import export_onnx as _onnx
 
     class LengthDependent(torch.nn.Module):  # the export bakes in the branch of its example
         def forward(self, ids):
@@ -178,7 +178,7 @@ def test_a_later_process_runs_queries_from_the_cached_export_without_torch(tmp_p
     assert np.abs(v2 - want).max() < 1e-5
 
     # a damaged export is not used: the next process exports anew instead of failing
-    from finrag.embed import _cached_onnx
+    from finrag.onnx_cache import cached_onnx as _cached_onnx
 
     tokenizer = real_embedder._query_tokenizer
     os_env = {"FINRAG_CACHE_DIR": str(cache)}

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from finrag.embed import FP16_PROBES, Embedder, _half_if_close, fp16_agrees
+from finrag.embed import Embedder
+from finrag.gpu_precision import FP16_PROBES, fp16_agrees
+from finrag.gpu_precision import half_if_close as _half_if_close
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
