@@ -143,15 +143,13 @@ def read_in(text: str) -> Formula | None:
     return formula
 
 
-_OPERAND = ("term", "year", "how", "num")
-
-
 def _depth(tokens) -> int:
     return sum(1 if t[0] == "lp" else -1 if t[0] == "rp" else 0 for t in tokens)
 
 
 def _back(tokens, j: int) -> int | None:
-    """Where the operand (or parenthesized group) ending at `j` starts, or None."""
+    """Where the operand (or parenthesized group) ending at `j` starts, or None: its years
+    after it, its term or number, and the years and "average" / "change in" before it."""
     if j >= 0 and tokens[j][0] == "rp":
         depth = 0
         for k in range(j, -1, -1):
@@ -160,11 +158,13 @@ def _back(tokens, j: int) -> int | None:
                 return k
         return None
     k = j
-    while k >= 0 and tokens[k][0] in _OPERAND:
+    while k >= 0 and tokens[k][0] == "year":
         k -= 1
-    found = tokens[k + 1:j + 1]
-    if not any(t[0] in ("term", "num") for t in found):
+    if k < 0 or tokens[k][0] not in ("term", "num"):
         return None
+    k -= 1
+    while k >= 0 and tokens[k][0] in ("year", "how"):
+        k -= 1
     while k >= 0 and tokens[k][0] == "lp":
         k -= 1
     return k + 1

@@ -120,7 +120,7 @@ _VERSUS = re.compile(r"\b(?:vs|versus|against|compared (?:to|with))\b")
 _GROWTH = re.compile(r"\b(?:growth|grow|grew|growing)\b")
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _DEFINITION = re.compile(r"(?:\b(?:is |are )?(?:defined|calculated|computed|measured) as"
-                         r"|\b(?:define|calculate|compute) [\w ,&'%()]{1,60}? as(?! if\b)"
+                         r"|\b(?:define|calculate|compute) [\w ,&'%()]{1,60}? as\b(?! if\b)"
                          r"|(?<=[\w)]) = )\s*:?\s*(?P<rest>.*)", re.DOTALL)
 
 _UNIT = [
@@ -216,7 +216,11 @@ def _unknown_metric(head: str) -> str:
     for m in _METRIC_NOUN.finditer(head):
         if any(s <= m.start() and m.end() <= e + 6 for s, e in covered):
             continue  # within a known metric, or its trailing "ratio" ("inventory turnover ratio")
-        words = head[:m.start()].split()[-3:]
+        words = []
+        for w in reversed(head[:m.start()].split()[-3:]):
+            if w in FRAMING:
+                break
+            words.insert(0, w)
         return " ".join(words + [m.group(0)])
     return ""
 
@@ -418,6 +422,9 @@ def _content(w: str, name_words: set[str]) -> bool:
                 or not re.fullmatch(r"[a-z][a-z&']*", w))
 
 
+LINE_WORDS = 4  # the most content words a question naming a printed line uses
+
+
 def _line_words(core: str, name_words: set[str], years) -> tuple[str, ...]:
     """The words of a question that names no known item but may name a printed line ("What
     were UnitedHealth's medical costs in 2024?" -> medical, costs): a figure question in form
@@ -425,4 +432,5 @@ def _line_words(core: str, name_words: set[str], years) -> tuple[str, ...]:
     if not (re.match(r"(?:what|how much)\b", core) or years):
         return ()
     words = [w[:-2] if w.endswith("'s") else w.rstrip("'") for w in core.split()]
-    return tuple(w for w in words if _content(w, name_words) and w not in ("and", "&"))
+    found = tuple(w for w in words if _content(w, name_words) and w not in ("and", "&"))
+    return found if len(found) <= LINE_WORDS else ()  # a printed label is a few words

@@ -146,3 +146,11 @@ def test_a_basis_the_statements_do_not_print_is_no_answer_not_the_reported_figur
     out = answer(parse(text, CO), facts)
     assert out.answer is None and f"'{basis}'" in out.reason
     assert answer(parse("3M unadjusted EBITDA FY2021", CO), facts).answer.value == 1_000
+
+
+def test_a_number_before_a_formula_is_not_one_of_its_operands():
+    facts = [capex(y, 8, filing=2020) for y in (2018, 2019, 2020)]
+    facts += [revenue(y, 100, filing=2020) for y in (2018, 2019, 2020)]
+    q = parse("What is the FY2018 - FY2020 3 year average of capex as a % of revenue for 3M? "
+              "Calculate what was asked by utilizing the line items clearly shown.", CO)
+    assert answer(q, facts).answer.value == pytest.approx(8.0)
