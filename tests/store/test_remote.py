@@ -100,7 +100,9 @@ def test_a_reader_with_only_the_url_answers_as_the_data_dir_does(built):
     lists = [v for k, v in local.items() if isinstance(k, tuple)]
     assert sum(bool(fused) for fused, _, _ in lists) == len(QUERIES) * (len(FILTERS) - 1)
     answered = [json.loads(local[q])["answer"] for q, _ in QUESTIONS]
-    assert sum(a is not None for a in answered) >= 2  # figures read from the server's facts
+    # the figures, read from the server's facts: each question's own, in its unit
+    assert [(round(a["value"], 1), a["unit"]) for a in answered] == [
+        (4540.0, "USD millions"), (391035.0, "USD millions"), (46.2, "percent")]
     assert not reader.data_dir.exists()  # nothing local was read or made
 
 
