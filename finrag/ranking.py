@@ -82,7 +82,8 @@ def _pct(f: Figure, total: Figure | None) -> str:
 
 
 def _label(f: Figure) -> str:
-    return f.name
+    """The line as printed ('Net cash provided by (used in) financing activities')."""
+    return f.fact.line_label or f.name
 
 
 def _parts(book: Book, total: Figure, scope: str, year: int) -> list[Figure]:

@@ -45,7 +45,8 @@ def print_answer(asked) -> None:
         print(f"No answer. {asked.outcome.reason}")
     else:
         print(a.text)
-        if a.formula and a.formula not in a.text:
+        if a.formula and a.formula not in a.text and a.kind != "verdict":  # a verdict's text
+            # holds each year's formula
             print(f"formula: {a.formula}")
         for c in asked.citations:
             page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
