@@ -75,7 +75,10 @@ def test_a_question_fills_all_three_columns(app, sample_index):
     seen = " ".join(unescape(h) for hs in headers.values() for h in hs)
     assert "TSLA FY2024" in seen
     assert [h.value for h in at.subheader][-3:] == ["Dense", "BM25", "Fused (RRF)"]
-    assert at.get_by_key("answer") is not None  # the best-evidence panel
+    panel = at.get_by_key("answer")  # the best-evidence panel (KeyError when not shown)
+    assert [h.value for h in panel.subheader] == ["Best evidence"]
+    cited = [unescape(c.value) for c in panel.caption]
+    assert 1 <= len(cited) <= 2 and all(" · TSLA · FY2024 · " in c for c in cited), cited
     assert not at.warning and not at.error
 
 
