@@ -99,11 +99,11 @@ def _settle(q: Question, j: Judgement, subject: str, step_of, company: str) -> S
     if j.test in ("positive", "negative", "capital_intensive", "liquid", "paid"):
         s = step_of(subject, year)
         if j.test == "positive":
-            yes, rule = s.value > 0, "above zero"
+            yes, rule = s.value > 0, "positive means above zero"
         elif j.test == "negative":
-            yes, rule = s.value < 0, "below zero"
+            yes, rule = s.value < 0, "negative means below zero"
         elif j.test == "paid":
-            yes, rule = s.value > 0, "cash dividends paid in the year above zero"
+            yes, rule = s.value > 0, "paid means cash dividends paid in the year above zero"
         else:
             bound = CAPITAL_INTENSIVE if j.test == "capital_intensive" else LIQUID
             yes, rule = s.value >= bound, _RULES[j.test]

@@ -11,7 +11,7 @@ from finrag.cli import main as finrag_main
 
 CITATION_KEYS = {"ticker", "fiscal_year", "line_label", "statement", "page", "page_label", "url"}
 ANSWER_KEYS = {"kind", "value", "unit", "text", "fiscal_year", "formula", "values", "change_pct",
-               "citations"}
+               "verdict", "citations"}
 
 
 def _ask(argv, capsys):
@@ -45,6 +45,18 @@ def test_a_change_as_json(sample_index, capsys):
     assert a["kind"] == "change" and a["values"] == {"2023": 85200, "2024": 96169}
     assert a["value"] == 96169 - 85200 and a["change_pct"] == pytest.approx(12.87, abs=0.01)
     assert len(a["citations"]) == 2
+
+
+def test_a_verdict_as_json_and_as_text(sample_index, capsys):
+    question = "Does Apple have positive working capital in fiscal 2024?"
+    code, out, _ = _ask([question, "--json", "--data-dir", str(sample_index)], capsys)
+    a = json.loads(out)["answer"]
+    assert code == 0 and (a["kind"], a["verdict"]) == ("verdict", "no")
+    assert a["value"] == 152987 - 176392 and a["values"] == {"2024": -23405}
+    assert {c["line_label"] for c in a["citations"]} == {"Total current assets",
+                                                         "Total current liabilities"}
+    code, out, _ = _ask([question, "--data-dir", str(sample_index)], capsys)
+    assert out.startswith("No — Apple, working capital fiscal 2024: -$23,405 million")
 
 
 @pytest.mark.parametrize("question", ["<script>alert(1)</script>", "supply chain risk"])
