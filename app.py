@@ -7,6 +7,8 @@ Widgets and layout only; everything else is the finrag library. Widget values li
 from __future__ import annotations
 
 import hashlib
+import importlib
+import os
 
 import pandas as pd
 import streamlit as st
@@ -65,9 +67,19 @@ link = {key: st.query_params.get_all(key) for key in LINKED}  # before the widge
 
 @st.cache_resource
 def get_searcher() -> HybridSearcher:
-    embedder = Embedder()
+    embedder = query_embedder()
     embedder.encode_query("warm up")  # the query model loads with the page
     return HybridSearcher(Settings.from_env(), embedder)
+
+
+def query_embedder():
+    """The query model; FINRAG_APP_EMBEDDER="module:name" names a stand-in to build instead (the
+    app tests run on a small fake, tests/test_app.py; a few slow ones keep the model)."""
+    stand_in = os.environ.get("FINRAG_APP_EMBEDDER")
+    if not stand_in:
+        return Embedder()
+    module, _, name = stand_in.partition(":")
+    return getattr(importlib.import_module(module), name)()
 
 
 @st.cache_data

@@ -43,6 +43,14 @@ class FakeEmbedder:
         return out
 
 
+class AppEmbedder(FakeEmbedder):
+    """The fake with the query entry point the app calls: app.py builds it in place of the
+    model under FINRAG_APP_EMBEDDER=conftest:AppEmbedder (tests/test_app.py)."""
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+
 class UntiedEmbedder(FakeEmbedder):
     """The fake embedder plus a small direction of the text's own: two different texts never
     score exactly alike, so which chunks make a top-k never rests on how an engine breaks

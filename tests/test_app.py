@@ -1,7 +1,9 @@
-"""The Streamlit app through streamlit.testing (no browser): widgets found by key, real index.
+"""The Streamlit app through streamlit.testing (no browser): widgets found by key.
 
-The real model loads once per process (the app's `get_searcher` is `st.cache_resource`d); the
-`app` fixture clears that cache so each test's FINRAG_DATA_DIR is the one the app opens.
+A test over the real sample index (`sample_index`: slow) queries it with the real model; the
+others, over indexes written with the fake embedder, run the app on the fake too
+(FINRAG_APP_EMBEDDER, app.py), so they load no model. The `app` fixture clears the app's
+`st.cache_resource`d searcher so each test's FINRAG_DATA_DIR is the one the app opens.
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ HOSTILE = ("Research and development expense rose. <script>alert(1)</script> "
 
 
 @pytest.fixture
-def app(monkeypatch):
-    """A factory: AppTest of app.py over the given data dir, with a fresh searcher cache."""
+def app(monkeypatch, request):
+    """A factory: AppTest of app.py over the given data dir, with a fresh searcher cache; the
+    app's query model is the real one where the test reads the real-model `sample_index`, the
+    fake (as the test's own index was written) otherwise."""
+    if "sample_index" not in request.fixturenames:
+        monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
 
     def make(data_dir: Path) -> AppTest:
         monkeypatch.setenv("FINRAG_DATA_DIR", str(data_dir))
