@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -134,6 +135,49 @@ def sample_index(tmp_path_factory, real_embedder) -> Path:
                    real_embedder, real_embedder.count_tokens)
     assert report.totals()["failed"] == 0
     return data_dir
+
+
+def cut_filing(folder: Path, dest: Path, *, business: int = 40, statements: int = 60) -> Path:
+    """A copy at `dest` of an inline-XBRL accession folder whose primary document keeps its
+    hidden XBRL header, the cover page, the first `business` blocks of Item 1 and the first
+    `statements` of Item 8 (the statements): the same company, year and kinds of chunks and
+    facts, about a tenth as many."""
+    from lxml import etree
+
+    xhtml = "{http://www.w3.org/1999/xhtml}"
+    doc = folder / "primary-document.html"
+    tree = etree.fromstring(doc.read_bytes(), etree.XMLParser(huge_tree=True))
+    body = tree.find(xhtml + "body")
+    blocks = list(body)
+    text = [" ".join(b.itertext()).strip() for b in blocks]
+    item1 = next(i for i, t in enumerate(text) if re.match(r"(?i)item 1\.\W+business", t))
+    item8 = next(i for i, t in enumerate(text) if re.match(r"(?i)item 8\.", t))
+    keep = set(range(item1 + business)) | set(range(item8, item8 + statements))
+    for i, block in enumerate(blocks):
+        if i not in keep:
+            body.remove(block)
+    dest.mkdir(parents=True)
+    for file in folder.iterdir():
+        if file != doc:
+            shutil.copy(file, dest / file.name)
+    (dest / doc.name).write_bytes(etree.tostring(tree, xml_declaration=True, encoding="utf-8"))
+    return dest
+
+
+@pytest.fixture(scope="session")
+def small_sample(tmp_path_factory) -> Path:
+    """The two filings of SAMPLE_SUBSET cut down (`cut_filing`: ~45 chunks and ~200 facts each
+    instead of 300-550 and 950-1,450), at the same paths under the returned root, made once.
+    For tests of how an index is written, updated and served, which a whole filing shows no
+    better: each build, search and comparison of them is ~10x cheaper. Copy before changing."""
+    from finrag.ingest.sample import unpack_sample
+
+    base = tmp_path_factory.mktemp("small-sample")
+    whole = unpack_sample(base / "whole") / "sec-edgar-filings"
+    root = base / "sec-edgar-filings"
+    for rel in SAMPLE_SUBSET:
+        cut_filing(whole / rel, root / rel)
+    return root
 
 
 # Fixtures that load the real model: a test using one (directly or through another fixture) is

@@ -114,6 +114,7 @@ def test_a_trace_that_would_change_vectors_is_not_used():
     assert _frozen(module, WordIds()) is module
 
 
+@pytest.mark.slow  # imports torch
 def test_an_onnx_export_that_would_change_vectors_is_not_used():
     pytest.importorskip("onnxruntime")
     import torch

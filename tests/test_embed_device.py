@@ -63,6 +63,7 @@ def test_the_device_and_batch_follow_the_setting(monkeypatch):
     assert Embedder(batch_size=64).batch_size == 64
 
 
+@pytest.mark.slow  # imports torch
 def test_without_a_gpu_documents_embed_on_the_cpu(monkeypatch):
     import torch
 

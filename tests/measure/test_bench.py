@@ -47,16 +47,26 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
 
 # At bench sizes the edge shard has an HNSW graph (tests/store's 400 points stay below the
 # indexing threshold): filtered queries must still equal brute force there, and unfiltered ones
-# (approximate by design) must find nearly all of the true top-k.
-N_HNSW, DIM = 8000, 384
+# (approximate by design) must find nearly all of the true top-k. The engine's thresholds are
+# KB of vectors (10,000: a graph from ~6,600 points of 384 floats); lowered to 500 KB here, a
+# shard of 1,500 points is in that regime (graph built, unfiltered queries walk it) and is
+# built in a fraction of the 8,000 points' time.
+N_HNSW, DIM, THRESHOLD_KB = 1500, 384, 500
 
 
-def test_optimized_edge_shard_filtered_queries_stay_exact(tmp_path):
+def test_optimized_edge_shard_filtered_queries_stay_exact(tmp_path, monkeypatch):
     import numpy as np
+    import qdrant_edge as qe
     from conftest import as_points
 
+    import finrag.store.edge
     from finrag.models import Filters
     from finrag.store.edge import EdgeStore
+
+    config = qe.EdgeConfig
+    monkeypatch.setitem(finrag.store.edge.HNSW, "full_scan_threshold", THRESHOLD_KB)
+    monkeypatch.setattr(qe, "EdgeConfig", lambda **kw: config(
+        **kw, optimizers=qe.EdgeOptimizersConfig(indexing_threshold=THRESHOLD_KB)))
 
     rng = np.random.default_rng(7)
     centres = rng.normal(size=(40, DIM))

@@ -22,7 +22,6 @@ import finrag.store.clients
 from finrag.config import Settings
 from finrag.index import Index, current_generation
 from finrag.ingest.build import build, remove
-from finrag.ingest.sample import unpack_sample
 from finrag.models import Filters
 from finrag.search import HybridSearcher
 from finrag.store.names import data_dir_id, index_alias
@@ -40,10 +39,13 @@ class Died(Exception):
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory) -> dict:
-    """The filings: AAPL, TSLA and a changed copy of TSLA ("Gigafactory" -> "Megafactory")."""
+def files(small_sample, tmp_path_factory) -> dict:
+    """The filings: AAPL, TSLA and a changed copy of TSLA ("Gigafactory" -> "Megafactory"), cut
+    to ~45 chunks each (conftest's `small_sample`): what an update writes and a reader sees
+    shows at any size, and every build and comparison here is ~10x cheaper than on the whole
+    filings."""
     root = tmp_path_factory.mktemp("src")
-    sample = unpack_sample(root) / "sec-edgar-filings"
+    sample = small_sample
     tsla = root / "TSLA" / "10-K" / "tsla-20241231"
     shutil.copytree(sample / TSLA, tsla)
     changed = root / "changed" / "TSLA" / "10-K" / "tsla-20241231"
