@@ -16,6 +16,7 @@ import streamlit as st
 from finrag.ask import ask
 from finrag.autofilter import auto_filters
 from finrag.canary import DEFAULT_FILE, load_canaries, run_canary
+from finrag.citing import fmt
 from finrag.companies import companies_of
 from finrag.config import K_EACH, RRF_K, Settings
 from finrag.embed import Embedder
@@ -287,8 +288,19 @@ if asked.answer is not None:
     with st.container(border=True, key="answer-figure"):
         st.subheader("Answer")
         headline, _, rest = asked.answer.text.partition(" — ")
-        st.markdown(f"**{escape_md(headline)}** — {escape_md(rest)}")
-        if asked.answer.formula and asked.answer.formula not in asked.answer.text:
+        if asked.answer.kind == "verdict":  # the verdict first, large, then what settles it
+            st.markdown(f"### {escape_md(headline)}")
+            st.markdown(escape_md(rest))
+        else:
+            st.markdown(f"**{escape_md(headline)}** — {escape_md(rest)}")
+        if asked.answer.kind in ("verdict", "ranking") and asked.answer.values:
+            st.table(pd.DataFrame(
+                [[f"FY{k}" if asked.answer.kind == "verdict" else escape_md(str(k)),
+                  fmt(v, asked.answer.unit)] for k, v in asked.answer.values.items()],
+                columns=["fiscal year" if asked.answer.kind == "verdict" else "line",
+                         asked.answer.unit]).style.hide(axis="index"))
+        if (asked.answer.formula and asked.answer.formula not in asked.answer.text
+                and asked.answer.kind != "verdict"):  # a verdict's text holds its formulas
             st.caption("Formula: " + escape_md(asked.answer.formula))
         for c in asked.citations:
             page = page_words(c["page_label"], c["page"])
