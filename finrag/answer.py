@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from finrag import definition, ranking, verdict
 from finrag.book import SCALE, Book, Figure, Missing, convert, stem
-from finrag.citing import cite, fmt, term
+from finrag.citing import cite, fmt, label, term
 from finrag.facts import Fact
 from finrag.lineitems import ITEMS, LineItem
 from finrag.metrics import USES, Step, metric_year
@@ -175,7 +175,7 @@ def _change(q: Question, book: Book, item: LineItem, company: str) -> Answer:
     pct = (vb - va) / abs(va) * 100
     if q.unit == "percent":
         value = _round(pct, q.decimals)
-        text = (f"{fmt(pct, 'percent', q.decimals)} — {company}, {a.fact.line_label} fiscal "
+        text = (f"{fmt(pct, 'percent', q.decimals)} — {company}, {label(a.fact.line_label)} fiscal "
                 f"{earlier} to {later}: {fmt(va, unit)} -> {fmt(vb, unit)}")
         return Answer("computed", value, "percent", text, later,
                       formula=f"({term(b)} - {term(a)}) / {term(a)} x 100",
@@ -184,7 +184,7 @@ def _change(q: Question, book: Book, item: LineItem, company: str) -> Answer:
     diff = vb - va
     word = "up" if diff >= 0 else "down"
     text = (f"{word} {fmt(abs(diff), unit)} ({pct:+.1f}%) — {company}, "
-            f"'{b.fact.line_label}' fiscal {earlier} {fmt(va, unit)} -> fiscal {later} "
+            f"'{label(b.fact.line_label)}' fiscal {earlier} {fmt(va, unit)} -> fiscal {later} "
             f"{fmt(vb, unit)}")
     return Answer("change", round(diff, 6), unit, text, later,
                   formula=f"{term(b)} - {term(a)}", values={str(earlier): va, str(later): vb},

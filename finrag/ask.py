@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 from finrag.answer import Answer, Outcome, answer
+from finrag.citing import label
 from finrag.companies import companies_of, short_name
 from finrag.models import Filters, SearchResult
 from finrag.present import edgar_url
@@ -132,7 +133,8 @@ def citations(index, a: Answer) -> list[dict]:
         f = fig.fact
         chunk = chunks.get(f.chunk_id or "")
         url = getattr(chunk, "url", None) or (edgar_url(chunk) if chunk is not None else None)
-        out.append({"ticker": f.ticker, "fiscal_year": fig.fiscal_year, "line_label": f.line_label,
+        out.append({"ticker": f.ticker, "fiscal_year": fig.fiscal_year,
+                    "line_label": label(f.line_label),
                     "statement": f.statement, "page": f.page,
                     "page_label": f.page_label or getattr(chunk, "page_label", None), "url": url})
     return out

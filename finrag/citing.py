@@ -3,6 +3,8 @@ property, plant and equipment', cash flow statement, p. 48"."""
 
 from __future__ import annotations
 
+import re
+
 from finrag.book import Figure
 from finrag.present import page_words
 
@@ -26,14 +28,23 @@ def fmt(value: float, unit: str, decimals: int | None = None) -> str:
     return f"{sign}${abs(value):,.{digits}f}{word}"
 
 
+_FOOTNOTE = re.compile(r"\s*(?:\(\s*\d{1,2}\s*\)|\*+|[\u2020\u2021])(?=\s|$|:)")
+
+
+def label(text: str) -> str:
+    """A row label as an answer quotes it: without its footnote marks ('iPhone (1)' ->
+    'iPhone', 'Net sales*' -> 'Net sales')."""
+    return " ".join(_FOOTNOTE.sub("", text or "").split()) or (text or "")
+
+
 def cite(fig: Figure) -> str:
     f = fig.fact
     where = STATEMENT_NAMES.get(f.statement, f.statement)
     page = page_words(f.page_label, f.page)
-    parts = [f"'{f.line_label}'", where, page, fig.note]
+    parts = [f"'{label(f.line_label)}'", where, page, fig.note]
     return ", ".join(p for p in parts if p)
 
 
 def term(fig: Figure) -> str:
-    return f"{fig.fact.line_label} FY{fig.fiscal_year} ({fmt(fig.value, fig.unit)})"
+    return f"{label(fig.fact.line_label)} FY{fig.fiscal_year} ({fmt(fig.value, fig.unit)})"
 

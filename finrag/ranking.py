@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from finrag.book import SCALE, Book, Figure, Missing, convert, words_of
-from finrag.citing import fmt
+from finrag.citing import fmt, label
 from finrag.facts import Fact
 from finrag.lineitems import ITEMS, label_matches
 from finrag.question import Question, Ranking
@@ -69,7 +69,7 @@ def _share(q: Question, r: Ranking, figures: list[Figure], total: Figure | None,
     lead = (", ".join(_label(f) for f in above) + f" above {r.share:g}%") if above else (
         f"none above {r.share:g}%")
     text = (f"{'Yes' if above else 'No'} — {company}, fiscal {q.year}: {lead} of "
-            f"{fmt(total.value, total.unit)} {total.fact.line_label.lower()}; {shown}")
+            f"{fmt(total.value, total.unit)} {label(total.fact.line_label).lower()}; {shown}")
     return Ranked("yes" if above else "no", text, above or figures, total)
 
 
@@ -83,7 +83,7 @@ def _pct(f: Figure, total: Figure | None) -> str:
 
 def _label(f: Figure) -> str:
     """The line as printed ('Net cash provided by (used in) financing activities')."""
-    return f.fact.line_label or f.name
+    return label(f.fact.line_label) or f.name
 
 
 def _parts(book: Book, total: Figure, scope: str, year: int) -> list[Figure]:

@@ -239,3 +239,11 @@ def test_a_per_share_question_is_not_answered_with_a_total():
              concept="us-gaap:PaymentsOfDividends")
     out = answer(parse("3M dividends paid per share 2024", CO), [f])
     assert out.answer is None and "per share" in out.reason
+
+
+def test_a_label_is_quoted_without_its_footnote_mark():
+    f = fact("iPhone (1)", 201_183, 2024, concept="us-gaap:Revenues", statement="other",
+             dims=["srt:ProductOrServiceAxis=aapl:IPhoneMember"])
+    out = answer(parse("3M iPhone net sales FY2024", CO), [revenue(2024, 391_035), f])
+    assert out.answer.value == 201_183
+    assert "'iPhone'" in out.answer.text and "(1)" not in out.answer.text
