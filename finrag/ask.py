@@ -83,14 +83,14 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     inferred = _company_from_passages(q, result)
     if inferred:
         q = replace(q, tickers=(inferred,))
-    if q.asks_for_something and len(q.tickers) == 1 and not q.years and not q.date:
+    if q.wants_facts and len(q.tickers) == 1 and not q.years and not q.date:
         years = [y for y in filed.get(q.tickers[0], []) if not filters.fiscal_years
                  or y in filters.fiscal_years]
         if years:
             q = replace(q, years=(years[-1],))
             defaulted = years[-1]
     facts = []
-    if q.asks_for_something and len(q.tickers) == 1:
+    if q.wants_facts and len(q.tickers) == 1:
         facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
     name = companies.get(q.tickers[0], "") if len(q.tickers) == 1 else ""
     try:

@@ -74,6 +74,11 @@ class Question:
         return bool(self.items or self.metric or self.unknown_metric or self.ranking)
 
     @property
+    def wants_facts(self) -> bool:
+        """Whether an answer may come from the facts: a figure asked, or a printed line named."""
+        return self.asks_for_something or bool(self.line_words)
+
+    @property
     def year(self) -> int | None:
         """The fiscal year asked about: the latest named."""
         return self.years[-1] if self.years else None

@@ -59,6 +59,14 @@ def test_a_verdict_as_json_and_as_text(sample_index, capsys):
     assert out.startswith("No — Apple, working capital fiscal 2024: -$23,405 million")
 
 
+def test_a_line_outside_the_known_items_by_its_printed_label(sample_index, capsys):
+    code, out, _ = _ask(["Tesla restructuring and other 2024", "--json", "--data-dir",
+                         str(sample_index)], capsys)
+    a = json.loads(out)["answer"]
+    assert (a["kind"], a["value"], a["unit"]) == ("stated", 684, "USD millions")
+    assert a["citations"][0]["line_label"] == "Restructuring and other"
+
+
 @pytest.mark.parametrize("question", ["<script>alert(1)</script>", "supply chain risk"])
 def test_no_answer_for_a_question_that_asks_for_no_figure(sample_index, capsys, question):
     code, out, _ = _ask([question, "--json", "--data-dir", str(sample_index)], capsys)
