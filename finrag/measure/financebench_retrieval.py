@@ -1,12 +1,14 @@
 """FinanceBench retrieval: every question through the normal search path, scored per method
-(dense, BM25, fused) by page-hit@k, MRR and nDCG against its evidence pages (finrag.measure.eval),
-and the hit@k curve as a PNG. The questions are finrag.measure.financebench's."""
+(dense, BM25, fused) by page-hit@k, MRR and nDCG against its evidence pages
+(finrag.measure.retrieval_metrics), and the hit@k curve as a PNG. The questions are
+finrag.measure.financebench's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from finrag.measure.financebench import Question, filters_for
+from finrag.measure.retrieval_metrics import CURVE_DEPTH, METHODS, MethodScores, result_outcomes
 
 
 def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: bool = False,
@@ -16,7 +18,6 @@ def evaluate(searcher, questions: list[Question], mode: str, k: int = 10, auto: 
     (finrag.autofilter), where `mode` sets none."""
     from finrag.autofilter import auto_filters
     from finrag.companies import companies_of
-    from finrag.measure.eval import CURVE_DEPTH, METHODS, MethodScores, result_outcomes
 
     overall = {m: MethodScores() for m in METHODS}
     by_type: dict[str, dict[str, MethodScores]] = {}

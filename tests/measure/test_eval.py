@@ -11,9 +11,9 @@ from conftest import FakeEmbedder, shared_path
 
 from finrag import cli
 from finrag.manifest import READABLE_FORMATS
-from finrag.measure.eval import MethodScores, Outcome, first_hit, ndcg
 from finrag.measure.financebench import Document, Question
 from finrag.measure.financebench_retrieval import evaluate
+from finrag.measure.retrieval_metrics import MethodScores, Outcome, first_hit, ndcg
 
 
 def test_first_hit_is_the_rank_of_the_first_chunk_on_an_evidence_page():
