@@ -79,6 +79,39 @@ def no_grace_wait(monkeypatch):
     monkeypatch.setattr(finrag.ingest.server_publish, "SUPERSEDED_GRACE_S", 0.0)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_parse_cache(tmp_path_factory):
+    """Builds keep their parse caches (`finrag.ingest.readcache`, `factcache`) in one directory
+    for the whole session instead of in each data dir (FINRAG_PARSE_CACHE_DIR), so a filing
+    is parsed once per test session however many data dirs are built from it. Tests of the
+    caches themselves, or of what a data dir holds, are marked `own_parse_cache` (a module's
+    mark covers its module-scoped fixtures too) and keep the caches in their data dirs."""
+    from finrag.ingest.readcache import SHARED_DIR_ENV
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SHARED_DIR_ENV, str(tmp_path_factory.mktemp("parse-cache")))
+        yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def own_parse_cache_module(request):
+    yield from _own_parse_cache(request.node)
+
+
+@pytest.fixture(autouse=True)
+def own_parse_cache_test(request):
+    yield from _own_parse_cache(request.node)
+
+
+def _own_parse_cache(node):
+    from finrag.ingest.readcache import SHARED_DIR_ENV
+
+    with pytest.MonkeyPatch.context() as patch:
+        if node.get_closest_marker("own_parse_cache"):
+            patch.delenv(SHARED_DIR_ENV, raising=False)
+        yield
+
+
 @pytest.fixture
 def index_sql(monkeypatch) -> list[str]:
     """Every SQL statement the index's connections run from now on (`finrag.index`), in
@@ -102,6 +135,19 @@ def index_sql(monkeypatch) -> list[str]:
 @pytest.fixture
 def fake_embedder() -> FakeEmbedder:
     return FakeEmbedder()
+
+
+@pytest.fixture
+def fake_model(monkeypatch):
+    """The CLIs build their own embedder (`finrag.embed.Embedder`): give them the fake one,
+    counting tokens as `word_count` does."""
+    import finrag.embed
+
+    class Model(FakeEmbedder):
+        def count_tokens(self, texts):
+            return word_count(texts)
+
+    monkeypatch.setattr(finrag.embed, "Embedder", Model)
 
 
 @pytest.fixture(scope="session")

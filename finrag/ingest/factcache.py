@@ -4,8 +4,9 @@ The fact stage reads an inline-XBRL document again (contexts, units, the marked 
 about 0.2-0.7 s per large filing, as much as reading and chunking it. The cache maps (the
 document's bytes, the filing's metadata, the fact code and the reader's own source) to the
 facts before they are tied to chunks, so a change to the file, to an override or to any of
-that code is a miss and a stale fact can never be served. One sqlite file in the data dir;
-a damaged entry is a miss.
+that code is a miss and a stale fact can never be served. One sqlite file in the data dir
+(or in FINRAG_PARSE_CACHE_DIR: `finrag.ingest.readcache.cache_path`); a damaged entry is a
+miss.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from finrag.facts import Fact
+from finrag.ingest.readcache import cache_path
 from finrag.models import Filing
 
 FACT_MODULES = ("facts", "xbrl", "tables", "statements", "chunk")
@@ -36,7 +38,7 @@ def code_fingerprint() -> str:
 
 class FactCache:
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, timeout=30)  # reading workers share the file
+        self._db = sqlite3.connect(cache_path(path), timeout=30)  # workers share the file
         self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
 
     @staticmethod

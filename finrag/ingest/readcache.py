@@ -7,12 +7,15 @@ The cache maps (the file's bytes, the metadata overrides, the reader's own sourc
 (`finrag/ingest/read/`, `finrag/ingest/pagelabels.py`, `finrag/ingest/fiscal.py`,
 `finrag/models.py`) is a miss, so a stale parse can never be served. Only loose files are
 cached (accession folders parse in well under a second). Entries are pickles in one sqlite
-file in the data dir; a damaged entry is a miss.
+file in the data dir, or in FINRAG_PARSE_CACHE_DIR where that is set (`cache_path`: one cache
+for every data dir; the test suite parses each sample filing once per session so); a damaged
+entry is a miss.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import sqlite3
 from functools import cache
@@ -21,6 +24,15 @@ from pathlib import Path
 from finrag.models import Filing
 
 CACHED_SUFFIXES = {".pdf"}
+SHARED_DIR_ENV = "FINRAG_PARSE_CACHE_DIR"
+
+
+def cache_path(path: Path) -> Path:
+    """Where the cache file `path` (in a data dir) is kept: there, or under the same name in
+    FINRAG_PARSE_CACHE_DIR when that names a directory for the parse caches of every data dir
+    (its entries are keyed by content and code, so any data dir's build may use them)."""
+    shared = os.environ.get(SHARED_DIR_ENV)
+    return Path(shared) / path.name if shared else path
 
 
 @cache
@@ -46,7 +58,7 @@ def code_digest(*modules) -> str:
 
 class ReadCache:
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, timeout=30)  # reading workers share the file
+        self._db = sqlite3.connect(cache_path(path), timeout=30)  # workers share the file
         self._db.execute("CREATE TABLE IF NOT EXISTS filings (key TEXT PRIMARY KEY, value BLOB)")
 
     @staticmethod

@@ -32,7 +32,8 @@ from finrag.ingest.cli import status_json
 from finrag.ingest.generations import KEEP_GENERATIONS
 from finrag.ingest.sample import unpack_sample
 
-pytestmark = pytest.mark.slow  # builds killed with SIGKILL in subprocesses
+pytestmark = [pytest.mark.slow,  # builds killed with SIGKILL in subprocesses
+              pytest.mark.own_parse_cache]  # warms its data dirs' read caches itself
 
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 

@@ -16,7 +16,8 @@ from finrag.ingest.progress import Progress
 from finrag.ingest.read import locate
 from finrag.ingest.sample import unpack_sample
 
-pytestmark = pytest.mark.slow  # worker processes (spawned interpreters)
+pytestmark = [pytest.mark.slow,  # worker processes (spawned interpreters)
+              pytest.mark.own_parse_cache]  # counts the parses its data dir keeps
 
 FILINGS = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 PDF = FILINGS / "pdf" / "medicis-10-k-1999-pages-1-8.pdf"

@@ -11,6 +11,8 @@ from finrag.config import Settings
 from finrag.ingest import read_step
 from finrag.ingest.build import build
 
+pytestmark = pytest.mark.own_parse_cache  # tests of the read cache itself
+
 
 def _small_pdf(tmp_path: Path, pages: range) -> Path:
     from pypdf import PdfReader, PdfWriter

@@ -31,7 +31,8 @@ from finrag.ingest.cli import status_json
 from finrag.ingest.sample import unpack_sample
 from finrag.search import HybridSearcher
 
-pytestmark = pytest.mark.slow  # builds against read-only and full file systems
+pytestmark = [pytest.mark.slow,  # builds against read-only and full file systems
+              pytest.mark.own_parse_cache]  # the caches are files of the data dir under test
 
 FIRST, SECOND = "AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231"
 

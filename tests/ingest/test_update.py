@@ -208,6 +208,7 @@ def test_remove_on_a_server_collection_changes_it_in_place(root, tmp_path):
         index.close()
 
 
+@pytest.mark.own_parse_cache  # drops its data dir's read cache
 def test_a_corrected_company_name_reaches_the_index(root, tmp_path, monkeypatch):
     """A reader fix that changes a filing's metadata but none of its chunk texts (so no chunk
     id) is a change: the filing is rewritten, not skipped as already indexed."""
@@ -235,10 +236,12 @@ def test_a_corrected_company_name_reaches_the_index(root, tmp_path, monkeypatch)
         index.close()
 
 
-def test_an_update_is_not_built_on_a_shard_copy_missing_points(root, tmp_path, capsys):
+def test_an_update_is_not_built_on_a_shard_copy_missing_points(root, tmp_path, capsys,
+                                                               fake_model):
     """If the copied shard does not hold the published index's points (a copy torn by a
     concurrent write, a shard changed behind the index's back), the update stops in one line
-    and the published index stays as it was."""
+    and the published index stays as it was. (The CLI's build embeds the new filing before it
+    copies the shard: with the fake embedder, not the model.)"""
     from finrag.store.edge import EdgeStore
 
     data = tmp_path / "data"

@@ -20,6 +20,8 @@ from finrag.measure import fuzz as fuzzing
 from finrag.measure.fuzz import BUGS, MUTATIONS, make_case, run_case, seed_bytes, write_case
 from finrag.models import Block
 
+pytestmark = pytest.mark.own_parse_cache  # a reader broken on purpose: no cached parse
+
 COUNT = TokenCounter().count
 GOOD = "MRX/10-K/0000950153-99-001234/primary-document.html"
 

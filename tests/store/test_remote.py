@@ -61,14 +61,14 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture
-def fresh(tmp_path, monkeypatch):
+def fresh(small_sample, tmp_path, monkeypatch):
     """An empty in-process 'server' of this test's own, a writer's settings for it and the two
-    sample filings' paths (nothing built)."""
+    sample filings' paths (nothing built), cut to ~45 chunks each (conftest's `small_sample`:
+    what is published and served shows at any size, at a tenth of the cost)."""
     server = QdrantClient(location=":memory:")
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
     writer = Settings(data_dir=tmp_path / "data", qdrant_url=":memory:")
-    sample = unpack_sample(tmp_path / "sample") / "sec-edgar-filings"
-    return server, writer, [sample / f for f in FILINGS]
+    return server, writer, [small_sample / f for f in FILINGS]
 
 
 def _answers(settings: Settings) -> dict:
@@ -323,15 +323,16 @@ def test_the_clis_name_the_server_index_and_answer_from_it_alone(tmp_path, monke
     assert not (tmp_path / "elsewhere").exists()
 
 
-@pytest.mark.slow  # the app loads the real query model
 def test_the_app_runs_on_a_server_index_with_no_data_dir(built, monkeypatch):
     """An app replica started with the URL and the index's name only: coverage, the three
-    columns and the answer panel (its figure read from the server's facts)."""
+    columns and the answer panel (its figure read from the server's facts). The app queries
+    with the fake embedder the index was written with (FINRAG_APP_EMBEDDER, app.py)."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     server, _, reader, _ = built
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+    monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
     monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
     monkeypatch.setenv("FINRAG_QDRANT_INDEX", reader.qdrant_index)
     monkeypatch.setenv("FINRAG_DATA_DIR", str(reader.data_dir))

@@ -15,7 +15,6 @@ import pytest
 from conftest import FIXTURES, FakeEmbedder, word_count
 from qdrant_client import QdrantClient, models
 
-import finrag.embed
 import finrag.generation
 import finrag.store.clients
 from finrag.cli import main as finrag_main
@@ -124,17 +123,6 @@ def test_a_build_never_overwrites_a_collection_it_did_not_create(server, tmp_pat
     assert server.count(taken).count == 1
     assert current_generation(a.data_dir) == "gen-000001"
     assert _search(a, "net sales").dense  # the published index still answers
-
-
-@pytest.fixture
-def fake_model(monkeypatch):
-    """The CLIs build their own embedder: give them the fake one."""
-
-    class Model(FakeEmbedder):
-        def count_tokens(self, texts):
-            return word_count(texts)
-
-    monkeypatch.setattr(finrag.embed, "Embedder", Model)
 
 
 def _one_line_error(capsys, code: int) -> str:
@@ -269,7 +257,6 @@ def test_a_collection_the_server_could_not_drop_is_dropped_by_a_later_build(
     assert _collections(server) == _own_collections(a) and len(_collections(server)) == 2 * 2
 
 
-@pytest.mark.slow  # the app loads the real query model
 def test_the_app_says_in_one_line_that_the_server_lost_the_collection(server, tmp_path,
                                                                         monkeypatch):
     import streamlit as st
@@ -278,6 +265,7 @@ def test_the_app_says_in_one_line_that_the_server_lost_the_collection(server, tm
     a = _build(tmp_path, "a")
     (collection,) = _own_collections(a, facts=False)
     server.delete_collection(collection)
+    monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")  # as the index was built
     monkeypatch.setenv("FINRAG_DATA_DIR", str(a.data_dir))
     monkeypatch.setenv("FINRAG_QDRANT_URL", ":memory:")
     st.cache_resource.clear()
