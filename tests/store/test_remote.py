@@ -44,15 +44,27 @@ class Died(Exception):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Two sample filings built on an in-process 'server'; (server, writer's settings, the
-    settings of a reader that has only the URL and the index's name)."""
+def built(small_sample, tmp_path_factory):
+    """Two sample filings, cut to ~45 chunks each (conftest's `small_sample`: each search and
+    answer on the in-process server is ~10x cheaper), built on an in-process 'server';
+    (server, writer's settings, the settings of a reader that has only the URL and the
+    index's name, the filings' root)."""
+    yield from _on_a_server(tmp_path_factory, small_sample)
+
+
+@pytest.fixture(scope="module")
+def built_whole(tmp_path_factory):
+    """`built` of the whole filings (TSLA's ~1,400 facts)."""
+    root = tmp_path_factory.mktemp("whole")
+    yield from _on_a_server(tmp_path_factory, unpack_sample(root) / "sec-edgar-filings")
+
+
+def _on_a_server(tmp_path_factory, sample: Path):
     server = QdrantClient(location=":memory:")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
         root = tmp_path_factory.mktemp("remote")
         writer = Settings(data_dir=root / "data", qdrant_url=":memory:")
-        sample = unpack_sample(root / "sample") / "sec-edgar-filings"
         report = build([sample / f for f in FILINGS], writer, FakeEmbedder(), word_count)
         assert report.totals()["failed"] == 0
         reader = Settings(data_dir=root / "no-data-dir-here", qdrant_url=":memory:",
@@ -106,8 +118,8 @@ def test_a_reader_with_only_the_url_answers_as_the_data_dir_does(built):
     assert not reader.data_dir.exists()  # nothing local was read or made
 
 
-def test_the_facts_a_reader_asks_for_come_back_in_document_order(built):
-    server, writer, reader, _ = built
+def test_the_facts_a_reader_asks_for_come_back_in_document_order(built_whole):
+    server, writer, reader, _ = built_whole
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
         local, remote = Index.open(writer), RemoteIndex.open(reader)
