@@ -20,7 +20,6 @@ import finrag.index as index_module
 from finrag.config import Settings
 from finrag.index import BASE, GENERATIONS, TABLE, Index, current_generation, open_table
 from finrag.ingest.build import build, remove
-from finrag.ingest.sample import unpack_sample
 from finrag.models import Filters
 from finrag.search import HybridSearcher
 
@@ -30,8 +29,10 @@ NVDA = "NVDA/10-K/nvda-20240128"
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory) -> Path:
-    return unpack_sample(tmp_path_factory.mktemp("delta-src")) / "sec-edgar-filings"
+def root(small_sample) -> Path:
+    """The sample's filings cut to ~45 chunks each (conftest's `small_sample`): how tables are
+    shared, written as deltas and merged shows at any size, at a tenth of the cost."""
+    return small_sample
 
 
 def _settings(data: Path) -> Settings:

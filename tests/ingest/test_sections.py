@@ -68,6 +68,7 @@ def test_old_small_filer_html():
     assert items["Item 4"].title == "Submission of Matters to a Vote of Security Holders"
 
 
+@pytest.mark.slow  # a whole 1.1 MB tag-stripped submission: ~20 s in text_to_blocks
 def test_tag_stripped_text_skips_the_table_of_contents():
     raw = fixture_text(
         "sec-edgar-filings/AAPL/10-K/0000320193-19-000119/full-submission.tagstripped.txt.gz")

@@ -23,7 +23,15 @@ AAPL, TSLA, HD = ("AAPL/10-K/0000320193-24-000123", "TSLA/10-K/tsla-20241231",
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory) -> Path:
+def root(small_sample) -> Path:
+    """The sample's filings cut to ~45 chunks each (conftest's `small_sample`): what an update
+    writes shows at any size, at a tenth of the cost."""
+    return small_sample
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> Path:
+    """The whole sample filings, for the tests that count a filing's chunks."""
     return unpack_sample(tmp_path_factory.mktemp("update-src")) / "sec-edgar-filings"
 
 
@@ -129,7 +137,8 @@ def test_the_same_filing_read_from_a_moved_folder_is_unchanged(root, tmp_path):
     assert again.filings[0].status == "skipped"
 
 
-def test_a_changed_filing_replaces_its_old_chunks_and_nothing_else(root, tmp_path):
+def test_a_changed_filing_replaces_its_old_chunks_and_nothing_else(whole, tmp_path):
+    root = whole
     data = tmp_path / "data"
     tsla = tmp_path / "TSLA" / "10-K" / "tsla-20241231"
     shutil.copytree(root / TSLA, tsla)
@@ -259,9 +268,10 @@ def test_an_update_is_not_built_on_a_shard_copy_missing_points(root, tmp_path, c
     assert current_generation(data) == published
 
 
-def test_status_counts_the_chunks_updates_took_out_until_a_rebuild(root, tmp_path, capsys):
+def test_status_counts_the_chunks_updates_took_out_until_a_rebuild(whole, tmp_path, capsys):
     """The embedded engine keeps points an update deletes in BM25's document counts until
     `--rebuild`: `status` says how many, so an analyst knows when a rebuild is due."""
+    root = whole
     data = tmp_path / "data"
     first = {f.ticker: f.chunks for f in _build(data, [root / AAPL, root / HD]).filings}
     hd = tmp_path / "hd" / Path(HD).name
