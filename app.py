@@ -28,6 +28,7 @@ from finrag.present import (
     badge_color,
     best_evidence,
     citation,
+    cited_rows,
     edgar_md,
     escape_md,
     explain,
@@ -331,9 +332,13 @@ def table_name(c) -> str:
 
 
 evidence = best_evidence(result.query, result.fused)
-if evidence:
+cited = cited_rows(searcher.index, asked.answer) if asked.answer is not None else []
+if evidence or cited:
     with st.container(border=True, key="answer"):
         st.subheader("Best evidence")
+        for c, rows in cited:  # the statement rows the answer's figures are printed on first
+            show_table(rows, None, table_name(c))
+            st.caption(f"{escape_md(citation(c))} · {edgar_md(c)}")
         for i, ev in enumerate(evidence):
             c = ev.hit.chunk
             view = table_view(c.table, c.text) if c.chunk_type == "table" and c.table else None

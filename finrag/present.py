@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from finrag.lineitems import normalize
 from finrag.models import Chunk, Hit
+from finrag.tablegrid import TableView, has_figure, table_view
 from finrag.tokens import tokenize
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:~$=^&])")
@@ -125,9 +127,34 @@ def best_evidence(query: str, hits: list[Hit], top: int = 3, limit: int = 2) -> 
 
 
 def _pieces(chunk: Chunk) -> list[str]:
-    if chunk.chunk_type == "table":
-        return [line for line in chunk.text.splitlines() if line.strip()]
+    if chunk.chunk_type == "table":  # a header row or caption alone is no evidence
+        return [line for line in chunk.text.splitlines() if line.strip() and _has_value(line)]
     return [s.strip() for s in _SENTENCE.split(chunk.text.replace("\n", " ")) if s.strip()]
+
+
+def _has_value(line: str) -> bool:
+    """A table line with a figure in a cell after its label (not a year or a date)."""
+    return any(has_figure(c) for c in line.split("|")[1:])
+
+
+def cited_rows(index, answer) -> list[tuple[Chunk, TableView]]:
+    """The statement rows an answer's figures are printed on, each with its table's period
+    columns and unit line: the evidence that shows the answer (figures without a table chunk,
+    such as a number tagged in a sentence, have none)."""
+    ids = list(dict.fromkeys(f.fact.chunk_id for f in answer.figures if f.fact.chunk_id))
+    chunks = index.chunks(ids) if ids else {}
+    out = []
+    for chunk_id in ids:
+        chunk = chunks.get(chunk_id)
+        if chunk is None or chunk.chunk_type != "table" or not chunk.table:
+            continue
+        view = table_view(chunk.table, chunk.text)
+        labels = {normalize(f.fact.line_label) for f in answer.figures
+                  if f.fact.chunk_id == chunk_id}
+        rows = [r for r in view.rows if r and normalize(r[0]) in labels]
+        if rows:
+            out.append((chunk, TableView(view.columns, rows, view.unit, True)))
+    return out
 
 
 def escape_md(text: str) -> str:

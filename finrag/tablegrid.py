@@ -26,14 +26,14 @@ _NUMBER = re.compile(r"^[\s$€£(]*[-–—]?\$?\s*\(?\d[\d,]*(?:\.\d+)?\)?\s*%
                      r"|^\s*[-–—]\s*$")
 
 
-def _has_figure(cell: str) -> bool:
+def has_figure(cell: str) -> bool:
     """A number that is not a year or a footnote marker ('2024 (2)' is a heading)."""
     rest = _FOOTNOTE.sub(" ", _YEAR.sub(" ", _DAY.sub(" ", cell)))
     return any(ch.isdigit() for ch in rest)
 
 
 def _is_period(cell: str) -> bool:
-    return bool(_YEAR.search(cell)) and not _has_figure(cell)
+    return bool(_YEAR.search(cell)) and not has_figure(cell)
 
 
 def header_rows(rows: list[list[str]]) -> int:
@@ -43,7 +43,7 @@ def header_rows(rows: list[list[str]]) -> int:
     while n < min(MAX_HEADER_ROWS, len(rows) - 1):
         row = rows[n]
         filled = [c for c in row if c.strip()]
-        if any(_has_figure(c) for c in row) or (row[0].strip() and len(filled) < 2):
+        if any(has_figure(c) for c in row) or (row[0].strip() and len(filled) < 2):
             break
         n += 1
     return n

@@ -34,6 +34,10 @@ def test_a_verdict_heads_the_answer_with_its_figures_and_citations(sample_index,
                 sync_api.expect(table.get_by_text("1.25")).to_be_visible()
                 for line in ("'Total assets'", "'Total revenues'"):
                     sync_api.expect(panel.get_by_text(line).first).to_be_visible()
+                evidence = page.locator(".st-key-answer")  # the cited rows lead the evidence
+                for line in ("Total assets", "Total revenues"):
+                    sync_api.expect(evidence.locator("table").get_by_text(line, exact=True)
+                                    .first).to_be_visible()
                 ARTIFACTS.mkdir(exist_ok=True)
                 page.screenshot(path=str(ARTIFACTS / "app-verdict.png"), full_page=False)
             finally:

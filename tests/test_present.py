@@ -198,3 +198,36 @@ def test_a_year_or_a_day_before_a_comma_is_not_a_figure():
     assert ":blue-background[\\$53,067]" in md and ":blue-background[44,111" in md
     assert ":blue-background[2,]" not in md and ":blue-background[2025,]" not in md
     assert ":blue-background[2024,]" not in md
+
+
+def test_a_header_row_is_never_evidence():
+    table = ("(Amounts in millions, except per share data) | 2025 | 2024 | 2023\n"
+             "Total revenues | 680,985 | 648,125 | 611,289\n"
+             "Cost of sales | 511,753 | 490,142 | 463,721")
+    evidence = best_evidence("Walmart cost of sales 2025 millions", [_hit(table, kind="table")])
+    assert [ev.text for ev in evidence] == ["Cost of sales | 511,753 | 490,142 | 463,721"]
+
+
+def test_the_cited_rows_of_an_answer_with_their_periods_and_unit():
+    from finrag.answer import answer
+    from finrag.present import cited_rows
+    from finrag.question import parse
+    from tests.test_answer import fact
+
+    grid = [["in millions", "2024", "2023"], ["Net sales", "400", "380"],
+            ["Cost of sales", "300", "290"], ["Gross profit", "100", "90"]]
+    chunk = Chunk(chunk_id="c" * 32, ticker="MMM", fiscal_year=2024, chunk_type="table",
+                  text="\n".join(" | ".join(r) for r in grid), table=grid)
+
+    class Index:
+        def chunks(self, ids):
+            return {chunk.chunk_id: chunk} if chunk.chunk_id in ids else {}
+
+    facts = [fact("Net sales", 400, 2024, concept="us-gaap:Revenues"),
+             fact("Gross profit", 100, 2024, concept="us-gaap:GrossProfit")]
+    for f in facts:
+        f.chunk_id = chunk.chunk_id
+    a = answer(parse("3M gross margin 2024", {"MMM": "3M CO"}), facts).answer
+    [(c, view)] = cited_rows(Index(), a)
+    assert c is chunk and view.columns[1:] == ["2024", "2023"]
+    assert [r[0] for r in view.rows] == ["Net sales", "Gross profit"]  # in the table's order
