@@ -28,6 +28,7 @@ from finrag.store.edge import EdgeStore
 
 SUBSET = ("AAPL/10-K/0000320193-24-000123", "NVDA/10-K/nvda-20240128",
           "TSLA/10-K/tsla-20241231")
+AAPL_2023 = "AAPL/10-K/0000320193-23-000106"
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,21 @@ def corpus(tmp_path_factory):
     return [([c for c in chunks if c.filing_key == k],
              vectors[[i for i, c in enumerate(chunks) if c.filing_key == k]],
              [f for f in facts if f.filing_key == k]) for k in keys]
+
+
+@pytest.fixture(scope="module")
+def whole_sample(tmp_path_factory) -> Path:
+    return unpack_sample(tmp_path_factory.mktemp("whole")) / "sec-edgar-filings"
+
+
+@pytest.fixture
+def small_root(small_sample, whole_sample, tmp_path) -> Path:
+    """The sample's folder of five filings, in this test's tmp_path, with its four inline-XBRL
+    ones cut to ~45 chunks (conftest's `small_sample`): what a build holds per filing shows at
+    any size."""
+    root = shutil.copytree(small_sample, tmp_path / "src" / whole_sample.name)
+    shutil.copytree(whole_sample / AAPL_2023, root / AAPL_2023)  # tag-stripped text: whole
+    return root
 
 
 def _written(data_dir, name):
@@ -156,10 +172,10 @@ class _Watch:
         pass
 
 
-def test_reingesting_a_folder_holds_the_filing_read_not_every_one(tmp_path):
+def test_reingesting_a_folder_holds_the_filing_read_not_every_one(small_root, tmp_path):
     """A folder re-ingested after a download adds a few filings to thousands: each filing read
     is compared with the index and let go, so the build holds about one filing, not all."""
-    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+    root = small_root
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
     build([root], settings, FakeEmbedder(), TokenCounter().count)
     watch = _Watch(tmp_path)
@@ -170,10 +186,10 @@ def test_reingesting_a_folder_holds_the_filing_read_not_every_one(tmp_path):
     assert max(map(len, watch.alive)) <= 2, watch.alive
 
 
-def test_a_first_build_holds_the_filing_read_not_every_one(tmp_path):
+def test_a_first_build_holds_the_filing_read_not_every_one(small_root, tmp_path):
     """A first build (or --rebuild) writes each filing as it is read: it never holds the
     corpus, whatever its size."""
-    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+    root = small_root
     watch = _Watch(tmp_path)
     report = build([root], Settings(data_dir=tmp_path / "data", qdrant_url=None),
                    FakeEmbedder(), TokenCounter().count, progress=watch)
@@ -181,8 +197,9 @@ def test_a_first_build_holds_the_filing_read_not_every_one(tmp_path):
     assert max(map(len, watch.alive)) <= 2, watch.alive
 
 
-def test_a_filing_read_twice_in_a_first_build_is_indexed_once_from_the_last_read(tmp_path):
-    root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
+def test_a_filing_read_twice_in_a_first_build_is_indexed_once_from_the_last_read(small_root,
+                                                                                   tmp_path):
+    root = small_root
     first = root / SUBSET[0]
     again = shutil.copytree(first, tmp_path / "copy" / first.name)
     one = Settings(data_dir=tmp_path / "one", qdrant_url=None)
