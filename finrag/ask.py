@@ -97,6 +97,9 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = answer(q, facts, short_name(name) or (q.tickers[0] if q.tickers else ""))
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
+    if outcome.answer is None and (q.wants_facts or q.line_words):
+        outcome.reason = (outcome.reason or "") + cause(q, parse(result.query).years, filters,
+                                                        companies, filed)
     if inferred and outcome.answer is not None:
         outcome.answer.text += (f" (company {inferred} read from the passages:"
                                 " the question names none)")
@@ -108,6 +111,29 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         asked.citations = citations(index, outcome.answer)
     asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
     return asked
+
+
+def cause(q: Question, named_years: tuple[int, ...], filters: Filters,
+          companies: dict[str, str], filed: dict[str, list[int]]) -> str:
+    """What the index or the filters lack that the question asked for, and the way out: the
+    companies indexed, a fiscal-year filter that excludes the year named, the years indexed."""
+    if not q.tickers:
+        return f" Indexed companies: {', '.join(sorted(companies))}." if companies else ""
+    if len(q.tickers) != 1:
+        return ""
+    ticker, have = q.tickers[0], filed.get(q.tickers[0], [])
+    shown = ", ".join(str(y) for y in have) or "none"
+    excluded = [y for y in named_years if filters.fiscal_years
+                and y not in filters.fiscal_years]
+    if excluded:
+        return (f" The fiscal-year filter ({', '.join(map(str, filters.fiscal_years))}) "
+                f"excludes fiscal {', '.join(map(str, excluded))}, which the question names: "
+                f"clear it to answer from {ticker}'s fiscal {shown} 10-Ks.")
+    missing = [y for y in named_years if y not in have]
+    if missing:
+        return (f" {ticker}'s 10-K for fiscal {', '.join(map(str, missing))} is not indexed "
+                f"(indexed: fiscal {shown}).")
+    return ""
 
 
 def _company_from_passages(q: Question, result: SearchResult) -> str | None:

@@ -69,3 +69,21 @@ def test_two_data_dirs_with_the_same_generation_name_answer_from_their_own_facts
         finally:
             searcher.close()
     assert [a.value for a in answers] == [4540.0, 3969.0]
+
+
+def test_a_refusal_names_what_the_index_or_the_filters_lack():
+    from finrag.ask import cause
+
+    companies = {"AAPL": "Apple Inc.", "TSLA": "Tesla, Inc."}
+    filed = {"AAPL": [2019, 2020, 2021, 2024], "TSLA": [2024]}
+    q = parse("Microsoft revenue 2024", companies)
+    assert cause(q, (2024,), Filters(), companies, filed) == " Indexed companies: AAPL, TSLA."
+    q = parse("Apple revenue 2015", companies)
+    assert "fiscal 2015 is not indexed (indexed: fiscal 2019, 2020, 2021, 2024)" in cause(
+        q, (2015,), Filters(), companies, filed)
+    narrowed = Filters(fiscal_years=[2019, 2020, 2021])
+    q = parse("Apple net sales fiscal 2024", companies, narrowed)
+    said = cause(q, (2024,), narrowed, companies, filed)
+    assert "filter (2019, 2020, 2021) excludes fiscal 2024" in said and "clear it" in said
+    q = parse("Apple net sales fiscal 2024", companies)
+    assert cause(q, (2024,), Filters(), companies, filed) == ""
