@@ -2,12 +2,14 @@
 
 A test over the real sample index (`sample_index`: slow) queries it with the real model; the
 others, over indexes written with the fake embedder, run the app on the fake too
-(FINRAG_APP_EMBEDDER, app.py), so they load no model. The `app` fixture clears the app's
-`st.cache_resource`d searcher so each test's FINRAG_DATA_DIR is the one the app opens.
+(FINRAG_APP_EMBEDDER, app.py), so they load no model. The app's `st.cache_resource`d
+searcher is made again whenever a test's FINRAG_DATA_DIR or model differs from the last
+(`searcher_for`), so the real-model tests share one.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -27,25 +29,48 @@ HOSTILE = ("Research and development expense rose. <script>alert(1)</script> "
            "<img src=x onerror=alert(1)> [x](javascript:alert(1)) ![p](http://evil/x.png) $x^2$")
 
 
+CACHED = {"for": None}  # the (data dir, query model) the app's cached searcher was made for
+
+
+@pytest.fixture(scope="module", autouse=True)
+def app_cache():
+    """The app's `st.cache_resource`d searcher: none at the module's start, and none left for
+    later tests (one on a tmp dir, or holding the real model)."""
+    st.cache_resource.clear()
+    CACHED["for"] = None
+    yield
+    st.cache_resource.clear()
+    CACHED["for"] = None
+
+
+def searcher_for(data_dir: Path) -> None:
+    """Clear the app's cached searcher unless it was made for this data dir and query model:
+    the tests over `sample_index` share one, so the real model loads once for all of them (as
+    one app process serves every session), and a test over another dir gets its own."""
+    key = (str(data_dir), os.environ.get("FINRAG_APP_EMBEDDER"))
+    if CACHED["for"] != key:
+        st.cache_resource.clear()
+        CACHED["for"] = key
+
+
 @pytest.fixture
 def app(monkeypatch, request):
-    """A factory: AppTest of app.py over the given data dir, with a fresh searcher cache; the
-    app's query model is the real one where the test reads the real-model `sample_index`, the
-    fake (as the test's own index was written) otherwise."""
+    """A factory: AppTest of app.py over the given data dir (`searcher_for`); the app's query
+    model is the real one where the test reads the real-model `sample_index`, the fake (as the
+    test's own index was written) otherwise."""
     if "sample_index" not in request.fixturenames:
         monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
 
     def make(data_dir: Path) -> AppTest:
         monkeypatch.setenv("FINRAG_DATA_DIR", str(data_dir))
         monkeypatch.delenv("FINRAG_QDRANT_URL", raising=False)
-        st.cache_resource.clear()
+        searcher_for(data_dir)
         at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
         at.run()
         assert not at.exception, at.exception
         return at
 
-    yield make
-    st.cache_resource.clear()  # don't leave a searcher on a tmp dir for later tests
+    return make
 
 
 def ask(at: AppTest, question: str) -> AppTest:
@@ -267,7 +292,7 @@ def test_the_company_the_question_names_is_a_filter_the_user_can_remove(app, sam
 
 def test_a_hand_written_link_with_a_bare_ticker_works(app, sample_index, monkeypatch):
     monkeypatch.setenv("FINRAG_DATA_DIR", str(sample_index))
-    st.cache_resource.clear()
+    searcher_for(sample_index)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     at.query_params.update(ticker="tsla", year="2024", q="research and development")
     at.run()
@@ -279,7 +304,7 @@ def test_a_hand_written_link_with_a_bare_ticker_works(app, sample_index, monkeyp
 
 def test_a_long_question_in_the_link_is_refused(app, sample_index, monkeypatch):
     monkeypatch.setenv("FINRAG_DATA_DIR", str(sample_index))
-    st.cache_resource.clear()
+    searcher_for(sample_index)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     at.query_params["q"] = "revenue " * 625  # 5,000 characters
     at.run()
