@@ -123,13 +123,14 @@ def cause(q: Question, named_years: tuple[int, ...], filters: Filters,
         return ""
     ticker, have = q.tickers[0], filed.get(q.tickers[0], [])
     shown = ", ".join(str(y) for y in have) or "none"
+    # a 10-K prints its year and up to two before it: only a later year is out of a filter's reach
     excluded = [y for y in named_years if filters.fiscal_years
-                and y not in filters.fiscal_years]
+                and y > max(filters.fiscal_years)]
     if excluded:
         return (f" The fiscal-year filter ({', '.join(map(str, filters.fiscal_years))}) "
                 f"excludes fiscal {', '.join(map(str, excluded))}, which the question names: "
                 f"clear it to answer from {ticker}'s fiscal {shown} 10-Ks.")
-    missing = [y for y in named_years if y not in have]
+    missing = [y for y in named_years if not any(y <= f <= y + 2 for f in have)]
     if missing:
         return (f" {ticker}'s 10-K for fiscal {', '.join(map(str, missing))} is not indexed "
                 f"(indexed: fiscal {shown}).")

@@ -87,3 +87,6 @@ def test_a_refusal_names_what_the_index_or_the_filters_lack():
     assert "filter (2019, 2020, 2021) excludes fiscal 2024" in said and "clear it" in said
     q = parse("Apple net sales fiscal 2024", companies)
     assert cause(q, (2024,), Filters(), companies, filed) == ""
+    # an earlier year than the filter's may be a comparative column of the filtered 10-K
+    q = parse("Apple net sales fiscal 2019 to 2021", companies, Filters(fiscal_years=[2021]))
+    assert cause(q, (2019, 2020, 2021), Filters(fiscal_years=[2021]), companies, filed) == ""
