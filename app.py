@@ -196,14 +196,19 @@ with st.sidebar:
     st.caption(f"{len(searcher.index):,} passages from {len(facets['filings'])} 10-K filings")
 
 
-def coverage_table() -> pd.DataFrame:
-    """Companies x fiscal years, each cell the passages indexed by type."""
+def coverage_table(chosen: list[str]) -> pd.DataFrame:
+    """Companies (the chosen ones, else all) x fiscal years in order, each cell the passages
+    indexed and how many of them are tables."""
     rows: dict[str, dict] = {}
-    for cell in facets["filings"]:
+    for cell in sorted(facets["filings"], key=lambda c: (c["ticker"], c["fiscal_year"])):
+        if chosen and cell["ticker"] not in chosen:
+            continue
         row = rows.setdefault(cell["ticker"], {"Company": ticker_label(cell["ticker"])})
-        row[f"FY{cell['fiscal_year']}"] = (f"{cell.get('narrative', 0):,} narrative · "
-                                           f"{cell.get('table', 0):,} table")
-    return pd.DataFrame(list(rows.values())).fillna("—")
+        n, tables = cell.get("narrative", 0) + cell.get("table", 0), cell.get("table", 0)
+        row[f"FY{cell['fiscal_year']}"] = f"{n:,} ({tables:,} tables)"
+    frame = pd.DataFrame(list(rows.values())).fillna("—")
+    years = sorted(c for c in frame.columns if c != "Company")
+    return frame[["Company", *years]] if len(frame) else frame
 
 
 # --- main: question ------------------------------------------------------------------------
@@ -219,7 +224,7 @@ if not st.session_state.get("link-checked") and (ignored := ignored_from_link(li
 st.session_state["link-checked"] = True  # a link's values are vetted on the session's first run
 
 with st.expander("What is indexed", expanded=not query.strip()), st.container(key="coverage"):
-    st.dataframe(coverage_table(), hide_index=True, width="stretch")
+    st.dataframe(coverage_table(tickers), hide_index=True, width="stretch")
 
 with st.expander("Canary queries"):
     canaries = get_canaries()

@@ -321,9 +321,12 @@ def test_coverage_is_on_the_first_screen_and_the_year_list_follows_the_tickers(a
     at = app(sample_index)
     [coverage] = [e.value for e in at.get_by_key("coverage") if e.type == "dataframe"]
     assert list(coverage["Company"]) == ["AAPL · Apple Inc.", "TSLA · Tesla, Inc."]
-    assert "narrative" in coverage["FY2024"][0] and "table" in coverage["FY2024"][1]
+    assert all(re.fullmatch(r"[\d,]+ \([\d,]+ tables\)", c) for c in coverage["FY2024"])
+    assert list(coverage.columns) == ["Company", "FY2024"]  # years in order after the company
     at.multiselect(key="ticker").set_value(["TSLA"]).run()
     assert at.multiselect(key="year").options == ["2024"]
+    [coverage] = [e.value for e in at.get_by_key("coverage") if e.type == "dataframe"]
+    assert list(coverage["Company"]) == ["TSLA · Tesla, Inc."]  # narrowed to the chosen
 
 
 def test_an_empty_result_says_which_years_the_chosen_companies_have(app, sample_index):
