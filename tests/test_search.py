@@ -156,6 +156,7 @@ print(json.dumps([h.chunk_id for h in r.fused]))
 """
 
 
+@pytest.mark.slow  # spawns two interpreters
 def test_fused_order_is_the_same_across_processes(searcher, data_dir):
     from conftest import REPO
 

@@ -32,6 +32,7 @@ def wheel(tmp_path_factory) -> Path:
     return found
 
 
+@pytest.mark.slow  # builds the wheel with pip in a subprocess
 def test_the_wheel_ships_the_package_data_and_no_generic_top_level_module(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.startswith("finrag-")}
