@@ -16,8 +16,9 @@ from finrag.ingest import read_step
 from finrag.ingest.build import build
 from finrag.ingest.sample import unpack_sample
 
-# a data dir's own fact cache, and a fact stage broken on purpose
-pytestmark = pytest.mark.own_parse_cache
+pytestmark = [pytest.mark.slow,  # builds two whole real filings (>2,000 facts)
+              # a data dir's own fact cache, and a fact stage broken on purpose
+              pytest.mark.own_parse_cache]
 
 COUNT = TokenCounter().count
 SUBSET = ("HD/10-K/0000354950-25-000085", "NVDA/10-K/nvda-20240128")

@@ -73,6 +73,7 @@ def _written(data_dir, name):
     return path, tables
 
 
+@pytest.mark.slow  # three whole real filings (the corpus: >1,000 facts)
 def test_filing_by_filing_writes_what_one_piece_writes(corpus, tmp_path):
     one = Settings(data_dir=tmp_path / "one", qdrant_url=None)
     each = Settings(data_dir=tmp_path / "each", qdrant_url=None)
@@ -98,6 +99,7 @@ def test_filing_by_filing_writes_what_one_piece_writes(corpus, tmp_path):
         b.close()
 
 
+@pytest.mark.slow  # three whole real filings (the corpus: >1,000 facts)
 def test_each_batch_is_let_go_before_the_engine_optimizes(corpus, tmp_path, monkeypatch):
     refs = []
 
@@ -121,6 +123,7 @@ def test_each_batch_is_let_go_before_the_engine_optimizes(corpus, tmp_path, monk
     assert len(refs) == 3 and alive == [0]
 
 
+@pytest.mark.slow  # builds three whole real filings (>1,000 chunks)
 def test_a_whole_build_holds_no_chunk_while_the_engine_optimizes(tmp_path, monkeypatch):
     """At 1M chunks the corpus held during the engine's optimize was 8 GB of a 20 GB peak."""
     root = unpack_sample(tmp_path / "src") / "sec-edgar-filings"
@@ -141,6 +144,7 @@ def test_a_whole_build_holds_no_chunk_while_the_engine_optimizes(tmp_path, monke
     assert live == [0]
 
 
+@pytest.mark.slow  # three whole real filings (the corpus: >1,000 facts)
 def test_a_batch_whose_vectors_do_not_match_its_chunks_is_refused(corpus, tmp_path):
     chunks, vectors, facts = corpus[0]
     settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
@@ -219,6 +223,7 @@ def test_a_filing_read_twice_in_a_first_build_is_indexed_once_from_the_last_read
         both.close()
 
 
+@pytest.mark.slow  # builds whole real filings (their sizes are the test)
 def test_a_first_build_the_disk_cannot_hold_stops_in_one_line_and_leaves_nothing(
         tmp_path, monkeypatch):
     """The room is measured before anything is written and checked before each filing; the
@@ -239,6 +244,7 @@ def test_a_first_build_the_disk_cannot_hold_stops_in_one_line_and_leaves_nothing
     assert not list((settings.data_dir / GENERATIONS).iterdir())
 
 
+@pytest.mark.slow  # three whole real filings (the corpus: >1,000 facts)
 def test_the_bench_writes_every_copy_even_when_filing_keys_come_round_again(corpus, tmp_path):
     """The bench has 10 tickers x 10 years: copy 100 shares copy 0's filing key. A writer that
     replaced filings met again would index 200 of these 300 chunks and time the wrong size."""
@@ -249,6 +255,7 @@ def test_the_bench_writes_every_copy_even_when_filing_keys_come_round_again(corp
     assert report["indexed_chunks"] == 300 and report["facts"] == 150 * 3
 
 
+@pytest.mark.slow  # builds whole real filings (their sizes are the test)
 def test_a_rebuild_that_reads_no_filing_leaves_the_index_as_it_was(tmp_path):
     """--rebuild writes the index from the given paths only; when none of them can be read
     there is nothing to write it from, and the published index is not replaced by an empty one."""

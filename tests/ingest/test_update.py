@@ -137,6 +137,7 @@ def test_the_same_filing_read_from_a_moved_folder_is_unchanged(root, tmp_path):
     assert again.filings[0].status == "skipped"
 
 
+@pytest.mark.slow  # builds whole real filings (it counts their chunks)
 def test_a_changed_filing_replaces_its_old_chunks_and_nothing_else(whole, tmp_path):
     root = whole
     data = tmp_path / "data"
@@ -268,6 +269,7 @@ def test_an_update_is_not_built_on_a_shard_copy_missing_points(root, tmp_path, c
     assert current_generation(data) == published
 
 
+@pytest.mark.slow  # builds whole real filings (it counts their chunks)
 def test_status_counts_the_chunks_updates_took_out_until_a_rebuild(whole, tmp_path, capsys):
     """The embedded engine keeps points an update deletes in BM25's document counts until
     `--rebuild`: `status` says how many, so an analyst knows when a rebuild is due."""

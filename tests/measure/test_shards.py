@@ -21,6 +21,7 @@ def data(tmp_path_factory):
     return tmp / "data"
 
 
+@pytest.mark.slow  # measured on an index of two whole real filings
 def test_per_shard_idf_changes_little_on_hashed_shards_of_real_filings(data):
     queries = [("research and development expense", Filters()),
                ("supply chain risk", Filters(tickers=["TSLA"])),
@@ -40,6 +41,7 @@ def test_shard_counts_below_two_are_refused_in_one_line(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.slow  # measured on an index of two whole real filings
 def test_a_filing_doubled_in_flight_reorders_bm25_a_little(data):
     """While an update is in flight a filing's new points sit beside its old ones: filtered
     out of the queries, counted by idf. On a two-filing index doubling one is half the

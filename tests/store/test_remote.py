@@ -118,6 +118,7 @@ def test_a_reader_with_only_the_url_answers_as_the_data_dir_does(built):
     assert not reader.data_dir.exists()  # nothing local was read or made
 
 
+@pytest.mark.slow  # builds the whole filings on the server (it counts TSLA's facts)
 def test_the_facts_a_reader_asks_for_come_back_in_document_order(built_whole):
     server, writer, reader, _ = built_whole
     with pytest.MonkeyPatch.context() as patch:
