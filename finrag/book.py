@@ -202,6 +202,14 @@ class Book:
         return any(not f.dims and unit_fits(item, f.unit) and _is_item(f, item) is not None
                    for f in self.facts)
 
+    def mentions(self, key: str) -> bool:
+        """Whether any label of the item's statement, of any year, holds the first word of the
+        item's name ('cost' for cost of goods sold, 'operating' for operating income)."""
+        item = ITEMS[key]
+        first = next(iter(words_of(item.name.split()[0])), "")
+        return any(f.statement == item.statement and first in words_of(f.line_label)
+                   for f in self.facts)
+
     def lines(self, statement: str, year: int) -> list[str]:
         """The labels the company's `statement` prints for fiscal `year`, in page order."""
         rows = sorted((f.page or 0, f.line_label) for f in self.facts

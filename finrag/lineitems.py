@@ -41,6 +41,7 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
                 "SalesRevenueGoodsNet"),
              r"(?:total )?(?:net )?(?:operating )?(?:revenues?|sales)(?: net)?"
              r"|total net (?:sales|revenues?)|net sales and (?:operating )?revenues?"
+             r"|total (?:net )?revenues? net of interest expense"
              r"|(?:total )?revenues? net|sales to customers",
              "income"),
     LineItem("cogs", "cost of goods sold",

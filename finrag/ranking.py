@@ -6,8 +6,9 @@ The lines ranked are ones a rule picks from the filing, never a guess:
 - cash flow activities: the net cash of operating, investing and financing activities;
 - the parts of revenue (segments, products, categories): the revenue figures of one XBRL axis
   (segments, or products and services) that add up to total revenue, or else the rows of one
-  statement table that add up to the total revenue printed in it (within 0.5%). Parts that do
-  not add up to the total are no answer: a list missing a part would rank wrongly.
+  statement table that add up to the total revenue printed in it (to the rounding of the print:
+  half a unit a part). Parts that do not add up to the total are no answer: a list missing a
+  part, or holding another line, would rank wrongly.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from finrag.facts import Fact
 from finrag.lineitems import ITEMS, label_matches
 from finrag.question import Question, Ranking
 
-ADDS_UP = 0.005  # the parts' sum may differ from the total by rounding only
+ROUNDING = 0.5  # each printed part may be off the exact figure by half a unit of its print
 ACTIVITIES = ("cfo", "cfi", "cff")
 _SET_NAMES = {"activities": "cash flow activities", "segments": "segments",
               "products": "product and service lines"}
@@ -117,7 +118,7 @@ def _table_rows(book: Book, total: Figure, year: int) -> dict[str, list[Fact]]:
     t = total.fact
     chunks = {f.chunk_id for f in book.facts if f.chunk_id and f.source == "table"
               and f.period_end == t.period_end and label_matches(ITEMS["revenue"], f.line_label)
-              and abs(_value(f, t.unit) - t.value) <= abs(t.value) * ADDS_UP}
+              and abs(_value(f, t.unit) - t.value) <= ROUNDING}
     rows: dict[str, list[Fact]] = {}
     for f in book.facts:
         if (f.chunk_id in chunks and f.source == "table" and f.period_end == t.period_end
@@ -140,7 +141,7 @@ def _adds_up(facts: list[Fact], total: Figure) -> bool:
     if len(set(labels)) != len(labels):
         return False  # a label twice: two measures of each part in one table
     s = sum(_value(f, total.unit) for f in parts)
-    return abs(s - total.value) <= abs(total.value) * ADDS_UP
+    return abs(s - total.value) <= ROUNDING * len(parts)  # rounding only, in the total's unit
 
 
 def _figure(f: Fact, year: int) -> Figure:

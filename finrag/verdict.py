@@ -183,13 +183,16 @@ def _stable(q: Question, j: Judgement, subject: str, step_of, company: str) -> S
 
 
 def _absent_line(book: Book, subject: str) -> str | None:
-    """The line the metric needs that the company prints in no year at all, if any."""
+    """The line the metric needs that the company's statement neither prints nor mentions in
+    any year (no label with the line's first word: a 'Cost of products' line mentions a cost
+    of sales though no total is printed, so gross margin is then missing, not inapplicable)."""
     needs = USES.get(subject, {subject} if subject in ITEMS else set())
     if subject == "gross_margin":  # gross profit, or revenue less cost of sales
-        if book.prints("gross_profit") or book.prints("cogs"):
+        needs = {"revenue", "cogs"} if not book.prints("gross_profit") else set()
+        if book.mentions("gross_profit"):
             return None
-        return "cogs"
-    absent = [k for k in sorted(needs) if k in ITEMS and not book.prints(k)]
+    absent = [k for k in sorted(needs) if k in ITEMS and not book.prints(k)
+              and not book.mentions(k)]
     printed = [k for k in needs if k in ITEMS and book.prints(k)]
     return absent[0] if absent and printed else None
 

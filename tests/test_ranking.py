@@ -49,3 +49,17 @@ def test_parts_that_do_not_add_up_to_the_total_are_no_answer():
     facts = [revenue(2024, 100), segment("Safety", 45), segment("Consumer", 15)]
     out = answer(parse("Which segment had the highest revenue for 3M in FY2024?", CO), facts)
     assert out.answer is None and "add up" in out.reason
+
+
+def test_a_table_row_that_is_not_a_part_breaks_the_sum_and_the_ranking():
+    rows = [revenue(2024, 66_608, source="table", page=60),
+            fact("Sales of products", 55_893, 2024, source="table", page=60),
+            fact("Sales of services", 10_715, 2024, source="table", page=60),
+            fact("Gain on dispositions, net", 6, 2024, source="table", page=60)]
+    for f in rows:
+        f.chunk_id = "c" * 32
+    out = answer(parse("Which of 3M's product lines had the highest revenue in 2024?", CO), rows)
+    assert out.answer is None and "add up" in out.reason
+    out = answer(parse("Which of 3M's product lines had the highest revenue in 2024?", CO),
+                 rows[:3])
+    assert out.answer.text.startswith("Sales of products")

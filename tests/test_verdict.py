@@ -102,3 +102,22 @@ def test_a_yes_no_question_finrag_cannot_settle_gets_no_bare_figure():
     out = answer(parse("Are there any product categories that represent more than 20% of 3M's "
                        "revenue for FY2022?", CO), facts)  # no parts indexed to settle it
     assert out.answer is None and "add up" in out.reason
+
+
+def test_a_statement_that_prints_cost_lines_but_no_total_is_missing_not_inapplicable():
+    facts = []
+    for y in (2021, 2022):
+        facts += [revenue(y, 100, filing=2022),
+                  fact("Cost of products", 70, y, filing=2022),
+                  fact("Cost of services", 20, y, filing=2022)]
+    out = answer(parse("Does 3M have an improving gross margin profile as of FY2022?", CO), facts)
+    assert out.answer is None and "cost of goods sold" in out.reason
+
+
+def test_a_card_issuers_revenue_net_of_interest_expense_is_its_revenue():
+    facts = [fact("Total revenues net of interest expense", 52_862, y, source="table",
+                  page=80) for y in (2021, 2022)]
+    facts += [fact("Pretax income", 9_999, y, source="table", page=80) for y in (2021, 2022)]
+    out = answer(parse("Does 3M have an improving operating margin profile as of 2022?", CO),
+                 facts)
+    assert out.answer.verdict == "not applicable"
