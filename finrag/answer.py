@@ -327,7 +327,9 @@ def _computed(q: Question, book: Book, company: str, formula: Formula | None = N
 def _metric_change(q: Question, first: Step, last: Step, company: str) -> Answer:
     diff = last.value - first.value
     a, b = q.years[0], q.years[-1]
-    text = (f"{fmt(diff, last.unit)} ({'percentage points' if last.unit == 'percent' else ''}) — "
+    moved = (f"{diff:+.{1 if q.decimals is None else q.decimals}f} percentage points"
+             if last.unit == "percent" else fmt(diff, last.unit))
+    text = (f"{moved} — "
             f"{company}, {_metric_name(q)} fiscal {a} {fmt(first.value, first.unit)} -> "
             f"fiscal {b} {fmt(last.value, last.unit)}")
     return Answer("change", round(diff, 6), last.unit, text, b,

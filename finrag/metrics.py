@@ -6,6 +6,7 @@ cited figures it used. The textbook definitions; a question's own definition is 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from finrag.book import Book, Figure, Missing
@@ -41,6 +42,17 @@ def ratio(num: Figure, den: Figure, pct: bool, sym: str = "/") -> Step:
     value = num.value / d * (100 if pct else 1)
     return Step(value, "percent" if pct else "ratio",
                 f"{term(num)} {sym} {term(den)}" + (" x 100" if pct else ""), [num, den])
+
+
+def tax_expense(fig: Figure) -> Figure:
+    """The tax provision as an expense: a table prints it in parentheses ('Provision for income
+    taxes (411)', '(Provision) benefit ... (411)'), which reads as -411 but is an expense of 411;
+    only a line that says benefit alone keeps its sign."""
+    label = fig.fact.line_label.lower()
+    presented = re.search(r"\((?:provision|expense)\)", label) or "benefit" not in label
+    if fig.fact.source == "table" and fig.value < 0 and presented:
+        return Figure(fig.name, fig.fiscal_year, -fig.value, fig.unit, fig.fact, fig.note)
+    return fig
 
 
 def combine(figs: list[Figure], signs: list[int], name: str, year: int) -> Figure:
@@ -106,7 +118,7 @@ def metric_year(q: Question, book: Book, year: int) -> Step:
     if m == "interest_coverage":
         return ratio(g("operating_income"), g("interest_expense"), pct=False)
     if m == "effective_tax_rate":
-        return ratio(g("income_tax"), g("pretax_income"), pct=True)
+        return ratio(tax_expense(g("income_tax")), g("pretax_income"), pct=True)
     if m == "payout_ratio":
         return ratio(g("dividends_paid"), g("net_income"), pct=True)
     if m in ("inventory_turnover", "dio"):

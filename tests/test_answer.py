@@ -247,3 +247,15 @@ def test_a_label_is_quoted_without_its_footnote_mark():
     out = answer(parse("3M iPhone net sales FY2024", CO), [revenue(2024, 391_035), f])
     assert out.answer.value == 201_183
     assert "'iPhone'" in out.answer.text and "(1)" not in out.answer.text
+
+
+def test_a_tax_provision_printed_in_parentheses_is_an_expense():
+    facts = []
+    for y, tax, pretax in [(2021, -491, 2426), (2022, -411, 1797)]:
+        facts += [fact("Provision for income taxes (Note 7)", tax, y, source="table",
+                       filing=2022),
+                  fact("Income before income taxes", pretax, y, source="table", filing=2022)]
+    q = parse("How much has the effective tax rate of 3M changed between FY2021 and FY2022?", CO)
+    a = answer(q, facts).answer
+    assert a.values == pytest.approx({"2021": 20.24, "2022": 22.87}, abs=0.01)
+    assert a.text.startswith("+2.6 percentage points — ")
