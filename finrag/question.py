@@ -169,7 +169,8 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     items = tuple(dict.fromkeys(i for _, _, i in items_found))
     metric = next((k for k, rx in _METRICS if rx.search(head)), None)
     years, date, _ = _years(low)
-    tickers, name_words = _company(raw, norm, companies or {}, filters)
+    asked = question_part(raw)  # a company in an instruction sentence is not the one asked
+    tickers, name_words = _company(asked, normalize(asked), companies or {}, filters)
     if not years and filters is not None and len(filters.fiscal_years) == 1:
         years = (filters.fiscal_years[0],)
     unit, decimals = _unit(low)
@@ -370,6 +371,15 @@ def _unit(low: str) -> tuple[str | None, int | None]:
     return unit, decimals
 
 
+def _proper(word: str, raw: str) -> bool:
+    """A company's first word alone ('Walmart', 'Best') names it only as a proper noun: written
+    with a capital where the question uses capitals at all ('to the best of your abilities')."""
+    if raw == raw.lower():
+        return True
+    return any(m.group(0)[0].isupper() for m in
+               re.finditer(rf"(?<![\w&]){re.escape(word)}(?![\w&])", raw, re.IGNORECASE))
+
+
 def _company(raw: str, norm: str, companies: dict[str, str],
              filters) -> tuple[tuple[str, ...], set[str]]:
     """Tickers the question names (by ticker or name), in the order named; else the filter's."""
@@ -383,9 +393,11 @@ def _company(raw: str, norm: str, companies: dict[str, str],
             m = re.search(rf"(?<![\w&$]){re.escape(ticker)}(?![\w&])", raw)
             if m:
                 hits.append((m.start(), [ticker.lower()]))
-        for n in company_names(name or ""):
+        names = company_names(name or "")
+        for n in names:
             m = re.search(rf"(?<![\w&]){re.escape(n)}(?![\w&])", norm)
-            if m:
+            first_word = len(names[0].split()) > 1 and n == names[0].split()[0]
+            if m and (not first_word or _proper(n, raw)):
                 hits.append((m.start(), n.split()))
         if hits:
             pos, _ = min(hits, key=lambda h: h[0])

@@ -152,3 +152,13 @@ def test_two_years_set_against_each_other_ask_for_a_change():
     q = parse("Coca-Cola operating income 2024 vs 2023")
     assert q.change and q.years == (2023, 2024)
     assert not parse("Coca-Cola operating income 2024").change
+
+
+def test_a_common_first_word_names_its_company_only_as_a_proper_noun():
+    companies = {"BBY": "BEST BUY CO INC", "SQ": "Block, Inc."}
+    q = parse("Using the cash flow statement, answer the following question to the best of your "
+              "abilities: how much did Block generate in cash flow from operating activities in "
+              "FY2020?", companies)
+    assert q.tickers == ("SQ",)
+    assert parse("Best Buy revenue 2023", companies).tickers == ("BBY",)
+    assert parse("best buy revenue 2023", companies).tickers == ("BBY",)  # typed in lower case
