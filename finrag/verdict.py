@@ -80,8 +80,8 @@ def subject(q: Question) -> str:
 def _subject(q: Question, j: Judgement) -> str:
     if j.test == "liquid" and q.metric in ("quick_ratio", "current_ratio"):
         return q.metric
-    if j.test in _DEFAULT_SUBJECT and (j.test != "paid" or not q.metric):
-        return q.metric if j.test == "capital_intensive" and q.metric else _DEFAULT_SUBJECT[j.test]
+    if j.test in _DEFAULT_SUBJECT:  # a test with its own metric
+        return _DEFAULT_SUBJECT[j.test]
     if q.metric:
         return q.metric
     if len(q.items) == 1:
