@@ -108,8 +108,13 @@ def test_a_question_fills_all_three_columns(app, sample_index):
     assert [h.value for h in at.subheader][-3:] == ["Dense", "BM25", "Fused (RRF)"]
     panel = at.get_by_key("answer")  # the best-evidence panel (KeyError when not shown)
     assert [h.value for h in panel.subheader] == ["Best evidence"]
-    cited = [unescape(c.value) for c in panel.caption]
-    assert 1 <= len(cited) <= 2 and all(" · TSLA · FY2024 · " in c for c in cited), cited
+    captions = [unescape(c.value) for c in panel.caption]
+    cited = [c for c in captions if not c.startswith("Unit:")]  # a table's unit line aside
+    # the answer's own row first (one table chunk), then one or two passages
+    assert 2 <= len(cited) <= 3 and all(" · TSLA · FY2024 · " in c for c in cited), captions
+    first = panel.table[0].value
+    first = getattr(first, "data", first)  # a Styler's frame
+    assert list(first.iloc[:, 0]) == ["Research and development"]
     assert not at.warning and not at.error
 
 
