@@ -109,27 +109,26 @@ def _financebench_answers(args, searcher, questions, report) -> int:
     from finrag.measure.financebench_answers import score_financebench
 
     records = [{"question": q, "answer": q.answer} for q in questions]  # metrics-generated only
-    try:
-        result = score_financebench(searcher, records, args.filter)
-    finally:
-        searcher.close()
-    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
-    print(json.dumps(result, indent=2) if args.json else table(
-        result, f"FinanceBench metrics-generated answers, filter {args.filter}"))
-    return EXIT_OK
+    return _answers(args, searcher, score_financebench, records, report, table,
+                    f"FinanceBench metrics-generated answers, filter {args.filter}")
 
 
 def _judged_answers(args, searcher, questions, key, report) -> int:
     from finrag.measure.judged import score_judged, table
 
     records = [{"question": q, "key": key[q.financebench_id]} for q in questions]
+    return _answers(args, searcher, score_judged, records, report, table,
+                    f"FinanceBench judged answers ({args.judged.name}), filter {args.filter}")
+
+
+def _answers(args, searcher, score, records, report, table, title: str) -> int:
+    """Ask every question, then print the tally (or its --json)."""
     try:
-        result = score_judged(searcher, records, args.filter)
+        result = score(searcher, records, args.filter)
     finally:
         searcher.close()
     result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
-    print(json.dumps(result, indent=2) if args.json else table(
-        result, f"FinanceBench judged answers ({args.judged.name}), filter {args.filter}"))
+    print(json.dumps(result, indent=2) if args.json else table(result, title))
     return EXIT_OK
 
 
