@@ -256,13 +256,23 @@ def _yes_no_sentence(head: str) -> str:
     return next((s for s in re.split(r"(?<=[?.!])\s+", head) if _YES_NO.match(s)), "")
 
 
+# a bound the question sets on a figure ("increase by more than 10%", "above $1 billion")
+_BOUND = re.compile(r"(?:more than|less than|over|above|below|under|at least|at most|by|"
+                    r"exceed\w*)\s*\$?\d[\d,.]*\s*(?:%|percent|x\b|times|thousand|million|"
+                    r"billion)")
+
+
 def _judgement(head: str) -> Judgement | None:
-    """The test a yes / no question puts to its metric, read from its first question sentence."""
+    """The test a yes / no question puts to its metric, read from its first question sentence.
+    A bound only "stable" reads ("by more than 10%" of an increase) leaves no test: the verdict
+    would answer part of the question."""
     sentence = _yes_no_sentence(head)
     for test, rx in _JUDGEMENTS:
         m = rx.search(sentence)
         if m:
             limit = _LIMIT.search(sentence) if test == "stable" else None
+            if test != "stable" and _BOUND.search(sentence):
+                return None
             return Judgement(test, m.group(0), float(limit.group(1)) if limit else None)
     return None
 

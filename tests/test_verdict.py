@@ -121,3 +121,11 @@ def test_a_card_issuers_revenue_net_of_interest_expense_is_its_revenue():
     out = answer(parse("Does 3M have an improving operating margin profile as of 2022?", CO),
                  facts)
     assert out.answer.verdict == "not applicable"
+
+
+def test_a_bound_the_verdict_would_not_read_leaves_the_question_unanswered():
+    facts = [revenue(2021, 100, filing=2022), revenue(2022, 104)]
+    q = parse("Did 3M's revenue increase by more than 10% in FY2022?", CO)
+    out = answer(q, facts)
+    assert out.answer is None and "yes or no" in out.reason  # not "Yes" for a 4% rise
+    assert answer(parse("Did 3M's revenue increase in FY2022?", CO), facts).answer.verdict == "yes"
