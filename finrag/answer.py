@@ -288,16 +288,19 @@ def _subject_step(q: Question, book: Book, key: str, year: int) -> Step:
     return metric_year(replace(q, metric=key, definition_items=()), book, year)
 
 
-def _computed(q: Question, book: Book, company: str, formula: Formula | None = None) -> Answer:
-    if formula is None:
+def _computed(q: Question, book: Book, company: str, own: Formula | None = None) -> Answer:
+    """The metric, or the question's `own` formula, for the year(s) asked."""
+    if own is None:
         _check_definition(q)
-    if formula is None and (q.metric == "cagr" or (q.change and q.metric is None)):
+    if own is None and (q.metric == "cagr" or (q.change and q.metric is None)):
         return _growth(q, book, company)
     year = q.year or _year_of(q.date)
     years = list(q.years) if q.average else [year]
     if q.average and len(years) < 2:
         raise Missing("an average over fiscal years, but the question names one year")
-    step_of = _stepper(q, book, formula)
+    step_of = _stepper(q, book, own)
+    name = (q.unknown_metric or "the question's formula") if own is not None else \
+        _metric_name(q)
     steps = [step_of(y) for y in years]
     unit = steps[0].unit
     if q.unit in SCALE and unit in SCALE:
@@ -306,7 +309,7 @@ def _computed(q: Question, book: Book, company: str, formula: Formula | None = N
         unit = q.unit
     if q.change and len(years) == 1 and len(q.years) > 1:
         first = step_of(q.years[0])
-        return _metric_change(q, first, steps[0], company)
+        return _metric_change(q, first, steps[0], company, name)
     value = sum(s.value for s in steps) / len(steps)
     figures = [f for s in steps for f in s.figures]
     if len(steps) > 1:
@@ -316,21 +319,19 @@ def _computed(q: Question, book: Book, company: str, formula: Formula | None = N
         values = {str(y): round(s.value, 6) for y, s in zip(years, steps)}
     else:
         formula, values = steps[0].formula, None
-    name = (q.unknown_metric or "the question's formula") if formula is not None else \
-        _metric_name(q)
     span = f"fiscal {years[0]}-{years[-1]} average" if len(years) > 1 else f"fiscal {year}"
     text = f"{fmt(value, unit, q.decimals)} — {company}, {name}, {span}; {formula}"
     return Answer("computed", _round(value, q.decimals), unit, text, year, formula=formula,
                   values=values, figures=figures)
 
 
-def _metric_change(q: Question, first: Step, last: Step, company: str) -> Answer:
+def _metric_change(q: Question, first: Step, last: Step, company: str, name: str) -> Answer:
     diff = last.value - first.value
     a, b = q.years[0], q.years[-1]
     moved = (f"{diff:+.{1 if q.decimals is None else q.decimals}f} percentage points"
              if last.unit == "percent" else fmt(diff, last.unit))
     text = (f"{moved} — "
-            f"{company}, {_metric_name(q)} fiscal {a} {fmt(first.value, first.unit)} -> "
+            f"{company}, {name} fiscal {a} {fmt(first.value, first.unit)} -> "
             f"fiscal {b} {fmt(last.value, last.unit)}")
     return Answer("change", round(diff, 6), last.unit, text, b,
                   formula=f"FY{b}: {last.formula}; FY{a}: {first.formula}",

@@ -154,3 +154,14 @@ def test_a_number_before_a_formula_is_not_one_of_its_operands():
     q = parse("What is the FY2018 - FY2020 3 year average of capex as a % of revenue for 3M? "
               "Calculate what was asked by utilizing the line items clearly shown.", CO)
     assert answer(q, facts).answer.value == pytest.approx(8.0)
+
+
+def test_an_answer_names_the_metric_or_the_formula_it_computed():
+    facts = [cfo(2021, 4_000), current_liabilities(2021, 2_000),
+             fact("Total current assets", 3_000, 2021, statement="balance", instant=True,
+                  concept="us-gaap:AssetsCurrent")]
+    a = answer(parse("3M current ratio FY2021", CO), facts).answer
+    assert ", current ratio, fiscal 2021;" in a.text
+    q = parse("What is 3M's FY2021 operating cash flow ratio? Operating cash flow ratio is "
+              "defined as: cash from operations / total current liabilities.", CO)
+    assert ", operating cash flow ratio, fiscal 2021;" in answer(q, facts).answer.text
