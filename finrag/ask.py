@@ -97,7 +97,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = answer(q, facts, short_name(name) or (q.tickers[0] if q.tickers else ""))
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
-    if outcome.answer is None and (q.wants_facts or q.line_words):
+    if outcome.answer is None and q.wants_facts:
         outcome.reason = (outcome.reason or "") + cause(q, parse(result.query).years, filters,
                                                         companies, filed)
     if inferred and outcome.answer is not None:
