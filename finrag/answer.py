@@ -27,7 +27,7 @@ __all__ = ["SCALE", "Answer", "Outcome", "answer", "convert"]
 
 @dataclass
 class Answer:
-    kind: str  # "stated" | "computed" | "change" | "verdict" | "ranking"
+    kind: str  # "stated" | "computed" | "change" | "verdict" | "ranking" | "series" | "peers"
     value: float | None  # None for a verdict of "not applicable"
     unit: str
     text: str
@@ -37,6 +37,11 @@ class Answer:
     change_pct: float | None = None
     figures: list[Figure] = field(default_factory=list)
     verdict: str | None = None  # "yes" | "no" | "not applicable", for kind "verdict"
+    # kinds "series" | "peers" | "ranking" (across companies; finrag.series): one dict per
+    # company and fiscal year, the growth between them, and the points with no figure
+    points: list[dict] | None = None
+    growth: list[dict] | None = None
+    missing: list[dict] | None = None
 
 
 @dataclass
@@ -118,7 +123,7 @@ def _answer(q: Question, book: Book, company: str) -> Answer:
     if q.change and len(q.years) >= 1:
         return _change(q, book, item, company)
     year = q.year or _year_of(q.date)
-    fig = _stated_figure(q, book, item, year)
+    fig = stated_figure(q, book, item, year)
     return _stated(q, fig, company)
 
 
@@ -139,7 +144,7 @@ def _narrower(q: Question, book: Book) -> tuple[str, ...]:
     return words
 
 
-def _stated_figure(q: Question, book: Book, item: LineItem, year: int) -> Figure:
+def stated_figure(q: Question, book: Book, item: LineItem, year: int) -> Figure:
     extra = _narrower(q, book)
     if extra:
         return book.named_line(extra, item, year, q.date)

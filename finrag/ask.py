@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
+from finrag import series
 from finrag.answer import Answer, Outcome, answer
 from finrag.citing import label
 from finrag.companies import companies_of, short_name
@@ -83,6 +84,13 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     inferred = _company_from_passages(q, result)
     if inferred:
         q = replace(q, tickers=(inferred,))
+    outcome = series.across(q, lambda t, ys: _facts(index, t, tuple(filters.fiscal_years), ys),
+                            companies, filed, filters)
+    if outcome is not None:  # a series, peers or a ranking across companies
+        asked = Asked(q, outcome, result, citations(index, outcome.answer) if outcome.answer
+                      else [])
+        asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
+        return asked
     if q.wants_facts and len(q.tickers) == 1 and not q.years and not q.date:
         years = [y for y in filed.get(q.tickers[0], []) if not filters.fiscal_years
                  or y in filters.fiscal_years]
@@ -174,6 +182,8 @@ def ask_json(asked: Asked, passages: list[dict]) -> dict:
     if a is not None:
         body = {"kind": a.kind, "value": a.value, "unit": a.unit, "text": a.text,
                 "fiscal_year": a.fiscal_year, "formula": a.formula, "values": a.values,
-                "change_pct": a.change_pct, "verdict": a.verdict, "citations": asked.citations}
+                "change_pct": a.change_pct, "verdict": a.verdict, "citations": asked.citations,
+                "points": series.points_json(a, asked.citations), "growth": a.growth,
+                "missing": a.missing}
     return {"question": asked.search.query, "answer": body, "reason": asked.outcome.reason,
             "passages": passages}

@@ -5,8 +5,9 @@ searches Apple's FY2024 10-K. The question is read by the same parser the answer
 (`finrag.question.parse`), against the indexed companies. A filter the user set is never
 changed: tickers are added only when none is chosen, years only when none is chosen. A year is
 added only where the chosen companies have that year's 10-K indexed (a year the index lacks
-would empty the result). The app shows what was added and lets the user remove it; the CLIs
-take `--no-auto-filters`.
+would empty the result); none for a figure across years or companies (a series, peers, a
+ranking), whose points come from later 10-Ks' comparative columns too. The app shows what was
+added and lets the user remove it; the CLIs take `--no-auto-filters`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 from finrag.companies import cover_name
 from finrag.models import Filters
-from finrag.question import parse
+from finrag.question import across, parse
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def auto_filters(question: str, filters: Filters, companies: dict[str, str],
     indexed = {y for t in chosen for y in filed.get(t, [])}
     years: tuple[int, ...] = ()
     skipped: tuple[int, ...] = ()
-    if not filters.fiscal_years:
+    if not filters.fiscal_years and across(q) is None:
         years = tuple(y for y in q.years if y in indexed)
         skipped = tuple(y for y in q.years if y not in indexed)
     if not tickers and not years:

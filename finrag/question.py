@@ -68,6 +68,9 @@ class Question:
     ranking: Ranking | None = None  # which line of a set is largest, smallest, above a share
     basis: str = ""  # words asking for another basis than the statements' ("adjusted", "Class A")
     qualifiers: frozenset[str] = frozenset()  # "net" / "gross" said of the line item
+    last_n: int | None = None  # "last five years": that many fiscal years to the latest indexed
+    since: int | None = None  # "since 2020": fiscal years from it to the latest indexed
+    peer_order: str | None = None  # "which company had the highest X": "max" | "min"
 
     @property
     def asks_for_something(self) -> bool:
@@ -157,6 +160,23 @@ AVERAGED_BALANCE_METRICS = frozenset({
     "asset_turnover", "fixed_asset_turnover", "roa", "roe"})
 
 
+def across(q: Question) -> str | None:
+    """How a question reads across fiscal years or companies: "ranking" (which company had the
+    highest X), "peers" (the figure for several companies), "series" (one company over several
+    fiscal years); None for one figure of one company, or where such a reading would answer
+    only part of the question (an average, a growth rate, a yes / no, its own formula)."""
+    if (not (q.metric or len(q.items) == 1) or q.unknown_metric or q.formula_text or q.date
+            or q.judgement or q.yes_no or q.ranking or q.average or q.metric == "cagr"):
+        return None
+    if q.peer_order:
+        return "ranking"
+    if len(q.tickers) >= 2:
+        return "peers"
+    if q.last_n or q.since or len(q.years) > 2 or (len(q.years) == 2 and not q.change):
+        return "series"  # a change between two years is the change's own answer
+    return None
+
+
 def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Question:
     """Read `text`; `companies` is ticker -> company name of the index; `filters` (finrag
     Filters or None) supply the company and year when the question names none."""
@@ -185,14 +205,17 @@ def parse(text: str, companies: dict[str, str] | None = None, filters=None) -> Q
     rest = _rest(core, find_items(core), name_words)
     line_words = () if items or metric else _line_words(core, name_words, years)
     basis = _BASIS.search(core)
+    peer_order = _peer_order(head_low, len(tickers) > 1)
     return Question(text=raw, items=items, metric=metric, years=years, date=date, unit=unit,
                     decimals=decimals, tickers=tickers, change=change, average=average,
                     definition_items=def_items, definition_text=definition, rest=rest,
                     head=head_low, formula_text=_sentence(formula_text),
                     unknown_metric=_unknown_metric(head), judgement=_judgement(head_low),
-                    yes_no=bool(_yes_no_sentence(head_low)), ranking=_ranking(head_low),
+                    yes_no=bool(_yes_no_sentence(head_low)),
+                    ranking=None if peer_order else _ranking(head_low),
                     qualifiers=_qualifiers(head, items_found), line_words=line_words,
-                    basis=basis.group(0) if basis else "")
+                    basis=basis.group(0) if basis else "", last_n=_last_n(head_low),
+                    since=_since(head_low), peer_order=peer_order)
 
 
 def _split_definition(norm: str) -> tuple[str, str]:
@@ -316,6 +339,48 @@ def _ranking(head: str) -> Ranking | None:
     if scope[0] == "activities" and _USED.search(head):  # "used the most cash": most negative
         order = "min" if order == "max" else "max"
     return Ranking(scope[0], order, scope[1])
+
+
+_NUMBER_WORDS = {w: n for n, w in enumerate(
+    "one two three four five six seven eight nine ten".split(), start=1)}
+_LAST_N = re.compile(r"\b(?:last|past|previous|prior|trailing|recent)\s+(\d{1,2}|"
+                     + "|".join(_NUMBER_WORDS) + r")\s+(?:fiscal\s+)?(?:years?|fys?)\b")
+_FY_WORD = r"(?:fy|fiscal(?: year)?)\s*"
+_SINCE = re.compile(rf"\bsince\s+(?:{_FY_WORD})?(\d{{4}})\b"
+                    rf"|\b(?:{_FY_WORD})?(\d{{4}})\s+onwards?\b")
+
+
+def _last_n(head: str) -> int | None:
+    """"over the last five years", "past 3 fiscal years": how many fiscal years, 2 to 10."""
+    m = _LAST_N.search(head)
+    if not m:
+        return None
+    n = _NUMBER_WORDS.get(m.group(1)) or int(m.group(1))
+    return n if 2 <= n <= 10 else None
+
+
+def _since(head: str) -> int | None:
+    """"since 2020", "from FY2020 onward": the first fiscal year of a span to the latest."""
+    m = _SINCE.search(head)
+    return int(m.group(1) or m.group(2)) if m else None
+
+
+_WHICH_COMPANY = re.compile(r"\b(?:which|what)\s+(?:of\s+(?:the|these|those)\s+)?"
+                            r"(?:company|companies|firm|firms|business|one|ticker)\b"
+                            r"|\brank(?:ing)?\s+(?:the\s+|all\s+|these\s+)?"
+                            r"(?:companies|firms)\b|\bamong\s+(?:the|all|these)\s+companies\b")
+
+
+def _peer_order(head: str, several: bool) -> str | None:
+    """A question ranking companies against each other ("which company had the highest gross
+    margin", "rank the companies by revenue", "which of" `several` companies named): "max"
+    (also for a bare "rank") or "min"."""
+    if not (_WHICH_COMPANY.search(head) or (several and re.search(r"\bwhich of\b", head))):
+        return None
+    most, least = _MAX.search(head), _MIN.search(head)
+    if least and not most:
+        return "min"
+    return "max" if most or re.search(r"\brank", head) else None
 
 
 def _qualifiers(head: str, items_found) -> frozenset[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from finrag.commands import query
 from finrag.commands.search import hit_cell
 from finrag.config import TOP_K
+from finrag.pointtable import lines
 
 EXIT_OK = 0
 
@@ -45,6 +46,8 @@ def print_answer(asked) -> None:
         print(f"No answer. {asked.outcome.reason}")
     else:
         print(a.text)
+        if a.points:  # a series, peers or a ranking: the table
+            print("\n".join(lines(a)))
         if a.formula and a.formula not in a.text and a.kind != "verdict":  # a verdict's text
             # holds each year's formula
             print(f"formula: {a.formula}")
