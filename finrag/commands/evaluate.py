@@ -16,7 +16,7 @@ EXIT_OK = 0
 
 def register(sub) -> None:
     e = sub.add_parser("eval", help="retrieval and answer quality on a benchmark").add_subparsers(
-        required=True, metavar="{financebench,figures}")
+        required=True, metavar="{financebench,figures,series}")
     g = e.add_parser("figures", help="answers right / wrong / unanswered on figure questions")
     g.add_argument("--questions", type=Path, required=True, help="figures .jsonl")
     g.add_argument("--filter", default="none", choices=["filing", "ticker", "none"],
@@ -24,6 +24,15 @@ def register(sub) -> None:
     g.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/figures)")
     g.add_argument("--json", action="store_true")
     g.set_defaults(run=run_figures)
+    s = e.add_parser("series", help="series, peer and ranking answers, right / wrong / "
+                     "unanswered per kind and point precision")
+    s.add_argument("--questions", type=Path, required=True, help="series key .jsonl "
+                   "(finrag/measure/keys/series.dev.jsonl)")
+    s.add_argument("--filings", type=Path, default=Path("../shared/data/filings/sec-edgar-filings"),
+                   help="the folder the key's filings are under")
+    s.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/series)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(run=run_series)
     f = e.add_parser("financebench", help="page-hit@k, MRR, nDCG per method on FinanceBench")
     f.add_argument("--questions", type=Path, required=True, help="questions .jsonl")
     f.add_argument("--pdfs", type=Path, required=True, help="folder of the 10-K PDFs")
@@ -155,6 +164,35 @@ def run_figures(args) -> int:
     result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
     print(json.dumps(result, indent=2) if args.json else table(
         result, f"Figure questions ({args.questions.name}), filter {args.filter}"))
+    return EXIT_OK
+
+
+def run_series(args) -> int:
+    """Index the filings the key names (cached in the data dir), then ask each question."""
+    from finrag.embed import Embedder
+    from finrag.measure.answer_tally import table
+    from finrag.measure.series_eval import load_key, score_series
+    from finrag.search import HybridSearcher
+
+    questions = load_key(args.questions)
+    folders = sorted({args.filings / f for q in questions for f in q.filings})
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
+    settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "series")
+    embedder = Embedder()
+    report = build_eval_index(folders, settings, embedder, rebuild=bool(cache_problem(settings)))
+    searcher = HybridSearcher(settings, embedder)
+    try:
+        result = score_series(searcher, questions)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    p = result["points"]
+    print(json.dumps(result, indent=2) if args.json else table(
+        result, f"Series, peer and ranking questions ({args.questions.name})") + (
+        f"\npoints: {p['right']} right, {p['wrong']} wrong, {p['absent']} absent; "
+        f"precision {p['precision']}"))
     return EXIT_OK
 
 
