@@ -3,7 +3,8 @@ span, each with its formula; and the note a comparison across companies needs wh
 years end months apart.
 
 An amount (or a ratio, a per-share figure) grows by a percent; a percent metric (a margin) moves
-by percentage points, and has no CAGR. A CAGR needs a positive first and last value.
+by percentage points, and has no CAGR. A CAGR needs a positive first and last value. A point a
+later 10-K restates grows from its restated figure, so both ends are on one basis.
 """
 
 from __future__ import annotations
@@ -34,31 +35,40 @@ def growth(points, by_ticker: bool = True) -> list[dict]:
     return out
 
 
+def latest(p) -> float:
+    """The figure growth compares: the restated one where a later 10-K restates the point (a
+    stock split, a change of accounting), so that both ends are on one basis."""
+    return p.restated[0] if p.restated else p.value
+
+
+def _term(p) -> str:
+    said = f" restated in the fiscal {p.restated[1]} 10-K" if p.restated else ""
+    return f"FY{p.fiscal_year} {fmt(latest(p), p.unit)}{said}"
+
+
 def change(a, b) -> dict | None:
     """b against a: a percent (percentage points for a percent metric); None from zero."""
-    va, vb = a.value, b.value
+    va, vb = latest(a), latest(b)
     if a.unit == "percent":
         return _row("yoy", a, b, round(vb - va, 4), "percentage points",
-                    f"FY{b.fiscal_year} {fmt(vb, 'percent')} - FY{a.fiscal_year} "
-                    f"{fmt(va, 'percent')}")
+                    f"{_term(b)} - {_term(a)}")
     if va == 0:
         return None
     pct = (vb - va) / abs(va) * 100
     return _row("yoy", a, b, round(pct, 4), "percent",
-                f"(FY{b.fiscal_year} {fmt(vb, b.unit)} - FY{a.fiscal_year} {fmt(va, a.unit)})"
-                f" / {fmt(abs(va), a.unit)} x 100")
+                f"({_term(b)} - {_term(a)}) / {fmt(abs(va), a.unit)} x 100")
 
 
 def cagr(a, b) -> dict | None:
     """The compound annual growth rate from a to b; None for a percent metric, a value <= 0 or
     a single year (its growth says it)."""
     n = b.fiscal_year - a.fiscal_year
-    if a.unit == "percent" or n < 2 or a.value <= 0 or b.value <= 0:
+    va, vb = latest(a), latest(b)
+    if a.unit == "percent" or n < 2 or va <= 0 or vb <= 0:
         return None
-    value = ((b.value / a.value) ** (1 / n) - 1) * 100
+    value = ((vb / va) ** (1 / n) - 1) * 100
     return _row("cagr", a, b, round(value, 4), "percent",
-                f"(FY{b.fiscal_year} {fmt(b.value, b.unit)} / FY{a.fiscal_year} "
-                f"{fmt(a.value, a.unit)}) ^ (1/{n}) - 1")
+                f"({_term(b)} / {_term(a)}) ^ (1/{n}) - 1")
 
 
 def _row(kind, a, b, value, unit, formula) -> dict:

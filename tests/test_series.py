@@ -247,3 +247,14 @@ def test_ask_json_carries_points_with_their_pages_and_links():
     assert p["page"] == 40 and [asked.citations[i]["line_label"] for i in p["cited"]] == [
         "Operating income", "Net sales"]
     assert body["growth"] is None and body["missing"] is None
+
+
+def test_growth_compares_a_restated_point_on_the_later_basis():
+    split = [fact("AAPL", "Diluted", v, y, filing=f, concept="us-gaap:EarningsPerShareDiluted",
+                  unit="USD per share") for y, v, f in
+             ((2019, 11.89, 2019), (2019, 2.97, 2021), (2020, 3.28, 2020), (2021, 5.61, 2021))]
+    a = run("Apple diluted EPS 2019 to 2021", split, {"AAPL": [2019, 2020, 2021]}).answer
+    assert a.points[0]["value"] == 11.89 and a.points[0]["restated_value"] == 2.97
+    first = a.growth[0]
+    assert first["value"] == pytest.approx((3.28 - 2.97) / 2.97 * 100, abs=1e-3)
+    assert "FY2019 $2.97 per share restated in the fiscal 2021 10-K" in first["formula"]
