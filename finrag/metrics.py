@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from finrag.book import Book, Figure, Missing
+from finrag.book import Book, Figure, Missing, words_of
 from finrag.citing import term
 from finrag.lineitems import ITEMS
 from finrag.question import Question
@@ -181,6 +181,7 @@ def margin_numerator(q: Question, book: Book, year: int) -> Figure:
             return book.get("gross_profit", year)
         except Missing:
             rev, cogs = book.get("revenue", year), book.get("cogs", year)
+            _main_cost(book, cogs)
             return combine([rev, cogs], [1, -1], "gross profit (revenue - cost of sales)", year)
     if m == "operating_margin":
         return book.get("operating_income", year)
@@ -196,3 +197,19 @@ def margin_numerator(q: Question, book: Book, year: int) -> Figure:
     return book.get(nums[0].key, year)
 
 
+def _main_cost(book: Book, cogs: Figure) -> None:
+    """Revenue less cost of sales is a gross profit only where the cost of sales is the main cost
+    of revenue: an insurer's 'Cost of products sold' beside its larger 'Medical costs' is not
+    (UnitedHealth), so no gross margin is computed from it. Totals and expenses are not costs
+    of revenue ('Total costs and expenses')."""
+    f = cogs.fact
+    for other in book.facts:
+        words = words_of(other.line_label)
+        if (other.filing_key == f.filing_key and other.statement == "income" and not other.dims
+                and other.period_end == f.period_end and other.period_start == f.period_start
+                and "cost" in words and not words & {"total", "expense"}
+                and other.line_label != f.line_label and other.unit == f.unit
+                and abs(other.value) > abs(f.value)):
+            raise Missing(f"gross profit for fiscal {cogs.fiscal_year} ({book.ticker}): no gross "
+                          f"profit line, and '{other.line_label}' is a larger cost of revenue "
+                          f"than '{f.line_label}'")

@@ -258,3 +258,19 @@ def test_growth_compares_a_restated_point_on_the_later_basis():
     first = a.growth[0]
     assert first["value"] == pytest.approx((3.28 - 2.97) / 2.97 * 100, abs=1e-3)
     assert "FY2019 $2.97 per share restated in the fiscal 2021 10-K" in first["formula"]
+
+
+def test_no_gross_margin_where_a_larger_cost_of_revenue_sits_beside_cost_of_sales():
+    insurer = [sales("UNH", 2024, 400_278), fact("UNH", "Medical costs", 264_185, 2024,
+                                                 concept="us-gaap:PolicyholderBenefitsAndClaimsIncurredNet"),
+               fact("UNH", "Cost of products sold", 46_694, 2024,
+                    concept="us-gaap:CostOfGoodsAndServicesSold"),
+               fact("UNH", "Total operating costs", 367_991, 2024,
+                    concept="us-gaap:CostsAndExpenses")]
+    retailer = [sales("AMZN", 2024, 637_959), fact("AMZN", "Cost of sales", 326_288, 2024,
+                                                   concept="us-gaap:CostOfGoodsAndServicesSold")]
+    companies = {"UNH": [2024], "AMZN": [2024]}
+    a = run("Which company had the highest gross margin in 2024?", insurer + retailer,
+            companies, Filters(tickers=["AMZN", "UNH"])).answer
+    assert [p["ticker"] for p in a.points] == ["AMZN"]
+    assert "'Medical costs' is a larger cost of revenue" in a.missing[0]["reason"]
