@@ -28,6 +28,7 @@ __all__ = ["SCALE", "Answer", "Outcome", "answer", "convert"]
 @dataclass
 class Answer:
     kind: str  # "stated" | "computed" | "change" | "verdict" | "ranking" | "series" | "peers"
+    # | "passage" | "generated"
     value: float | None  # None for a verdict of "not applicable"
     unit: str
     text: str
@@ -40,6 +41,9 @@ class Answer:
     # kinds "series" | "peers" | "ranking" (across companies; finrag.series): one dict per
     # company and fiscal year, the growth between them, and the points with no figure
     points: list[dict] | None = None
+    # kinds "passage" | "generated" (finrag.narrate): the sentences that answer, each
+    # {text, citation: {ticker, company, fiscal_year, section, page, page_label, url, ...}}
+    sentences: list[dict] | None = None
     growth: list[dict] | None = None
     missing: list[dict] | None = None
 

@@ -13,7 +13,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from finrag import series
+from finrag import narrate, passage, series
 from finrag.answer import Answer, Outcome, answer
 from finrag.citing import label
 from finrag.companies import companies_of, short_name
@@ -97,6 +97,9 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         if years:
             q = replace(q, years=(years[-1],))
             defaulted = years[-1]
+    kind = passage.form(result.query)
+    if kind == passage.CAUSE:
+        q = _the_change(q)
     facts = []
     if q.wants_facts and len(q.tickers) == 1:
         facts = _facts(index, q.tickers[0], tuple(filters.fiscal_years), tuple(years_needed(q)))
@@ -105,7 +108,10 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = answer(q, facts, short_name(name) or (q.tickers[0] if q.tickers else ""))
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
-    if outcome.answer is None and q.wants_facts:
+    if kind == passage.CAUSE or (kind == passage.LIST and outcome.answer is None
+                                 and not q.asks_for_something):
+        outcome = _narrated(result, q, kind, outcome, companies)
+    elif outcome.answer is None and q.wants_facts:
         outcome.reason = (outcome.reason or "") + cause(q, parse(result.query).years, filters,
                                                         companies, filed)
     if inferred and outcome.answer is not None:
@@ -119,6 +125,27 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         asked.citations = citations(index, outcome.answer)
     asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
     return asked
+
+
+def _the_change(q: Question) -> Question:
+    """A "why did it change" question about a figure: the change over its year and the one
+    before, which the filing's sentences then explain."""
+    if not q.asks_for_something or q.judgement or q.ranking or len(q.years) != 1:
+        return q
+    return replace(q, change=True, years=(q.years[0] - 1, q.years[0]))
+
+
+def _narrated(result: SearchResult, q: Question, kind: str, figure: Outcome,
+              companies: dict[str, str]) -> Outcome:
+    """The filing's sentences that answer a question asked in words (finrag.narrate)."""
+    from finrag.tokens import tokenize
+
+    names = set()
+    for t in set(q.tickers) | set(result.filters.tickers):
+        names |= {t.lower(), *tokenize(companies.get(t, ""))}
+    quotes = passage.quotes(result.query, result.fused, names, kind)
+    return narrate.narrate(result.query, kind, figure, quotes, result.fused,
+                           narrate.generator_from_env)
 
 
 def cause(q: Question, named_years: tuple[int, ...], filters: Filters,
@@ -184,6 +211,6 @@ def ask_json(asked: Asked, passages: list[dict]) -> dict:
                 "fiscal_year": a.fiscal_year, "formula": a.formula, "values": a.values,
                 "change_pct": a.change_pct, "verdict": a.verdict, "citations": asked.citations,
                 "points": series.points_json(a, asked.citations), "growth": a.growth,
-                "missing": a.missing}
+                "missing": a.missing, "sentences": a.sentences}
     return {"question": asked.search.query, "answer": body, "reason": asked.outcome.reason,
             "passages": passages}

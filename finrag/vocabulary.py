@@ -103,7 +103,30 @@ _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
     (r"lawsuits?|litigation|legal (?:proceedings|matters)",
      "legal proceedings litigation contingencies", ()),
 ]
-_TABLE = _STATEMENTS + _LINE_ITEMS
+# Narrative subjects: what analysts ask about in words and how a 10-K's Items and notes word it
+# (Item 1 Business, Item 1A Risk Factors, Item 3 Legal Proceedings, the contingencies and
+# business-combination notes). Not line items, so they add no indexed word pairs.
+_TOPICS: list[tuple[str, str, tuple[str, ...]]] = [
+    (r"customers?|clients?|buyers",
+     "customers significant portion of our revenues derived from", ()),
+    (r"geograph(?:y|ies|ic)|regions?|countries|where (?:\w+ )?(?:operates?|does business)",
+     "geographic areas regions international operations segments", ()),
+    (r"legal (?:battles?|actions?|cases?|disputes?|issues?)|sued|court cases?",
+     "legal proceedings litigation contingencies lawsuits filed against", ()),
+    (r"industry|industries|line of business",
+     "business overview industry products we operate", ()),
+    (r"competitors?|competition|compete",
+     "competition competitors compete", ()),
+    (r"suppliers?|supply chain|raw materials?",
+     "suppliers raw materials sources supply", ()),
+    (r"production rates?|production plans?|manufacturing capacity",
+     "production rates production increase", ()),
+    (r"cyclical(?:ity)?|seasonal(?:ity)?",
+     "cyclical seasonal economic conditions demand", ()),
+    (r"acquired|bought|purchased (?:companies|businesses)",
+     "acquisitions business combinations acquired", ()),
+]
+_TABLE = _STATEMENTS + _LINE_ITEMS + _TOPICS
 _COMPILED = [(re.compile(rf"(?<![\w&])(?:{pattern})(?![\w&])"), words, homes)
              for pattern, words, homes in _TABLE]
 

@@ -11,7 +11,7 @@ from finrag.cli import main as finrag_main
 
 CITATION_KEYS = {"ticker", "fiscal_year", "line_label", "statement", "page", "page_label", "url"}
 ANSWER_KEYS = {"kind", "value", "unit", "text", "fiscal_year", "formula", "values", "change_pct",
-               "verdict", "citations"}
+               "verdict", "citations", "points", "growth", "missing", "sentences"}
 
 
 def _ask(argv, capsys):
@@ -98,3 +98,25 @@ def test_eval_figures_on_a_missing_file_is_one_line(tmp_path, capsys):
                         "--data-dir", str(tmp_path / "d")])
     err = capsys.readouterr().err
     assert code == 1 and "nope.jsonl: not found" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_why_question_answers_with_the_change_and_the_filing_sentences(sample_index, capsys):
+    question = "What drove Tesla's gross margin change in 2024?"
+    code, out, _ = _ask([question, "--json", "--data-dir", str(sample_index)], capsys)
+    a = json.loads(out)["answer"]
+    assert code == 0 and a["kind"] == "passage"
+    assert a["value"] == pytest.approx(-0.4, abs=0.05)  # 18.2% -> 17.9%, from the statements
+    assert a["sentences"] and all("gross margin" in s["text"].lower() for s in a["sentences"])
+    assert {(s["citation"]["section"], s["citation"]["page_label"]) for s in a["sentences"]} <= {
+        ("Item 7", "39"), ("Item 7", "40")}
+    code, out, _ = _ask([question, "--data-dir", str(sample_index)], capsys)
+    assert out.startswith("-0.4 percentage points") and "the filing says:" in out
+    assert "\u2014 Tesla, Inc. FY2024, Item 7, p. 39" in out
+
+
+def test_a_why_question_with_no_sentence_giving_the_cause_gets_none(sample_index, capsys):
+    code, out, _ = _ask(["Why did Tesla's operating margin change in 2024?", "--json",
+                         "--data-dir", str(sample_index)], capsys)
+    data = json.loads(out)
+    assert data["answer"] is None and "no sentence in the top passages gives the cause" in \
+        data["reason"] and "fiscal 2024 7.2%" in data["reason"]

@@ -44,6 +44,21 @@ def print_answer(asked) -> None:
     a = asked.answer
     if a is None:
         print(f"No answer. {asked.outcome.reason}")
+    elif a.sentences:  # the filing's own sentences (or a model's, checked against them)
+        from finrag.narrate import cite_words
+
+        lead = a.text[:a.text.find("\u201c")].strip()
+        if lead:
+            print(lead)
+        print("written by a model from the passages:" if a.kind == "generated"
+              else "the filing says:")
+        for s in a.sentences:
+            c = s["citation"]
+            print(f"  \u201c{s['text']}\u201d\n    \u2014 {cite_words(c)}"
+                  + (f" {c['url']}" if c["url"] else ""))
+        if asked.outcome.reason:
+            print(f"note: {asked.outcome.reason}")
+        print_citations(asked.citations)
     else:
         print(a.text)
         if a.points:  # a series, peers or a ranking: the table
@@ -51,10 +66,14 @@ def print_answer(asked) -> None:
         if a.formula and a.formula not in a.text and a.kind != "verdict":  # a verdict's text
             # holds each year's formula
             print(f"formula: {a.formula}")
-        for c in asked.citations:
-            page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
-            print(f"  - {c['ticker']} FY{c['fiscal_year']} '{c['line_label']}', {c['statement']}, "
-                  f"{page}" + (f" {c['url']}" if c["url"] else ""))
+        print_citations(asked.citations)
     print("passages:")
     for h in asked.search.fused:
         print("  " + hit_cell(h, 140)[0] + " " + " ".join(h.chunk.text.split())[:100])
+
+
+def print_citations(citations: list[dict]) -> None:
+    for c in citations:
+        page = f"p. {c['page_label']}" if c["page_label"] else f"page {c['page']}"
+        print(f"  - {c['ticker']} FY{c['fiscal_year']} '{c['line_label']}', {c['statement']}, "
+              f"{page}" + (f" {c['url']}" if c["url"] else ""))

@@ -1,0 +1,239 @@
+"""Narrative answers: the filing's own sentences that answer a "why", "what", "which" or "who"
+question, chosen from the passages the search found, never written.
+
+`form(text)` says whether a question asks for words rather than a figure: a cause ("What drove
+the operating margin change?"), a list or a name ("What are the geographies ...", "Who are the
+primary customers ...", "Which segment ..."), or a yes / no about something the filing states
+("Has Boeing reported any legal proceedings?"; recognised, not answered with quotes: a sentence
+shown does not settle a yes or a no). `quotes(text, hits, companies)` splits the top passages
+into sentences and keeps those that do the question's job:
+
+- every sentence is scored by how much of the question's subject it holds: the question's
+  content words (without the company, the years, the asking words and the words of its form),
+  each weighted by how rare it is among the candidate sentences, so a word every sentence holds
+  counts for little; the first of them names what is asked for ("what industry", "who are the
+  primary customers") and must be in the sentence. Words match by their first five letters
+  ("acquired" / "acquisitions"), and a few analysts' words also match the filing's usual ones
+  ("geographies" / "regions", "customers" / "a significant portion of our revenues");
+- a sentence answers only when it holds most of that subject (two thirds of the weight; all of
+  it, as a phrase, for a cause question of up to three words: "operated at a higher gross
+  margin" does not explain the operating margin) and does the question's job: a cause question needs a sentence that gives a cause ("primarily due to",
+  "driven by", "reflected", "offset by"); a list question the company's own statement of the
+  subject ("we acquired", "our major customers") that lists or names. A sentence that merely
+  shares words with the question is not an answer, nor is one that hedges ("could", "may") or
+  introduces a table;
+- up to three sentences within a small margin of the best, the best first, ties broken by the
+  passage's place in the fused list.
+
+Pure and deterministic: no model, a few milliseconds over ten passages.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from finrag.asking import question_part
+from finrag.models import Hit
+from finrag.tokens import tokenize
+
+CAUSE, LIST, YES_NO = "cause", "list", "yes_no"
+
+_CAUSE_Q = re.compile(r"\b(?:why|drove|drive[sn]?|driv(?:er|ers|ing)|caus(?:e|ed|es|ing)|"
+                      r"reasons?|explain(?:s|ed)?|factors?|contribut(?:ed|ing|ors?)|dragged|"
+                      r"behind)\b", re.IGNORECASE)
+_LIST_Q = re.compile(r"^\s*(?:what|which|who|whom|name|list|identify|describe)\b|"
+                     r"\b(?:what|which|who) (?:are|is|were|was)\b", re.IGNORECASE)
+_YES_NO_Q = re.compile(r"^\s*(?:has|have|had|does|do|did|is|are|was|were)\b", re.IGNORECASE)
+
+# A sentence that gives a cause.
+_CAUSAL = re.compile(
+    r"\b(?:due (?:primarily |mainly |largely |in part |partly )?to|driven (?:primarily |mainly |"
+    r"largely )?by|primarily (?:by|from|as|because|reflect\w*|relat\w*|attribut\w*)|"
+    r"reflect(?:s|ed|ing)|result(?:s|ed)? (?:primarily |mainly |largely )?(?:from|of)|"
+    r"as a result of|because of|offset (?:in part |partially )?by|"
+    r"impact(?:ed)? (?:by|of)|led by|owing to|caused by|contributed to)\b",
+    re.IGNORECASE)
+# A sentence that lists or names: an enumeration, "include", or a colon before names.
+_LISTING = re.compile(r",[^,]+(?:,|\band\b|\bor\b)|\binclud\w*\b|:\s*[A-Z]|\bsuch as\b|"
+                      r"\b(?:consist|compris)\w*\b|\b(?:are|is|were|was) (?:the )?[A-Z]")
+
+# Words that say what kind of answer is wanted, not what it is about.
+_ASKING = frozenset("""what which who whom whose why how when where name list identify describe
+    explain tell give mention mentioned report reported reports state stated disclose disclosed
+    10-k 10k filing annual company companies primary primarily main mainly major key principal
+    significant important materially material current currently ongoing overall any three two
+    several some most top fiscal year yr fy drove drive driven driver drivers driving cause
+    caused reason reasons factor factors contributed contribute behind dragged change changed
+    changes increase increased decrease decreased decline declined improve improved grow grew
+    growth performance based data note please exclude excluding impact there doe between
+    during among all one much many done able roughly whether within across per""".split())
+
+# Analysts' words and the filing's usual ones for the same thing (general wording, not any one
+# filing's): each extra word also counts as the question's word.
+_SAYS = {
+    "geograph": ("region", "countr", "geogr", "international", "america", "europe", "asia"),
+    "customer": ("client", "portion of our revenue", "of our revenues were", "of our revenue was",
+                 "of our total revenue"),
+    "acqui": ("business combination", "purchas", "merge"),
+    "legal": ("litig", "lawsu", "proceeding", "claim", "plaintiff", "court"),
+    "litig": ("legal", "lawsu", "proceeding", "plaintiff", "court"),
+    "lawsu": ("legal", "litig", "proceeding", "plaintiff", "court"),
+    "battl": ("litig", "lawsu", "proceeding", "plaintiff", "court"),
+    "industr": ("business", "sector", "market"),
+    "compet": ("rival",),
+    "suppl": ("vendor", "sourc"),
+    "emplo": ("headcount", "workforce", "personnel"),
+    "produc": ("manufactur", "output", "deliver"),
+}
+_NOISE = re.compile(r"\btable of contents\b|\bpage \d+\b", re.IGNORECASE)
+# A sentence that introduces a table or hedges (a risk factor's "could", "may") states nothing
+# the question asked; one that names things (capitalised words past its first) may list them.
+_INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|see note|"
+                    r"refer to note)\b", re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:could|may|might|no assurance|cannot|would)\b", re.IGNORECASE)
+_NAME = re.compile(r"(?<=[\s(])[A-Z][\w&.'-]*")
+_EXHIBITS = re.compile(r"item 1[56]\b", re.IGNORECASE)
+_NOT_NAMES = frozenset("We Our The In As For On At It This These Its Company Note Item".split())
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*|\n{2,}")
+_MIN_WORDS, _MAX_WORDS = 6, 90
+_COVER = 2 / 3
+_MARGIN = 0.08
+
+
+@dataclass(frozen=True)
+class Quote:
+    text: str
+    hit: Hit
+    score: float
+
+
+def form(text: str) -> str | None:
+    """What the question asks for in words, or None where it asks for none."""
+    asked = question_part(text or "")
+    if _CAUSE_Q.search(asked):
+        return CAUSE
+    if _LIST_Q.search(asked):
+        return LIST
+    if _YES_NO_Q.search(asked):
+        return YES_NO
+    return None
+
+
+def stem(token: str) -> str:
+    return token[:5] if len(token) > 5 and token.isalpha() else token
+
+
+def subject(text: str, company_words: set[str]) -> list[str]:
+    """The question's content stems, in order, without repeats."""
+    asked = question_part(text or "")
+    out = []
+    for tok in tokenize(asked):
+        if tok in _ASKING or tok in company_words or tok.isdigit() or len(tok) < 3:
+            continue
+        s = stem(tok)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a passage that can be quoted: whole words, not table rows."""
+    out = []
+    for raw in _SPLIT.split(_NOISE.sub(" ", text or "")):
+        s = " ".join(raw.split()).strip(" |")
+        words = s.split()
+        if not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s:
+            continue
+        if sum(any(c.isdigit() for c in w) for w in words) > len(words) / 3:
+            continue  # a row of figures, not a sentence
+        out.append(s)
+    return out
+
+
+def _stems(sentence: str) -> set[str]:
+    stems = {stem(t) for t in tokenize(sentence)}
+    low = sentence.lower()
+    for words in _SAYS.values():  # a phrase of the filing's wording ("business combination")
+        stems.update(w for w in words if " " in w and w in low)
+    return stems
+
+
+def _matches(term: str, stems: set[str]) -> bool:
+    if term in stems:
+        return True
+    extra = next((v for k, v in _SAYS.items() if term.startswith(k) or k.startswith(term)), ())
+    return any(e in stems or any(s.startswith(e) for s in stems) for e in extra)
+
+
+def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
+           kind: str | None = None, most: int = 3) -> list[Quote]:
+    """The sentences of `hits` (best first) that answer `text`; [] where none does."""
+    kind = kind or form(text)
+    terms = subject(text, company_words or set())
+    if kind is None or not terms:
+        return []
+    pool = []  # (sentence, its stems, hit)
+    for hit in hits:
+        if _EXHIBITS.match(hit.chunk.section or ""):
+            continue  # an exhibit index names agreements, it answers nothing
+        for s in sentences(hit.chunk.text):
+            pool.append((s, _stems(s), hit))
+    if not pool:
+        return []
+    held = {t: sum(_matches(t, st) for _, st, _ in pool) for t in terms}
+    weight = {t: math.log(1 + len(pool) / (1 + held[t])) for t in terms}
+    total = sum(weight.values())
+    head = terms[0]  # what is asked for comes first: "what industry", "who are the customers"
+    scored = []
+    seen = set()
+    for s, st, hit in pool:
+        key = s.lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        cover = sum(weight[t] for t in terms if _matches(t, st)) / total
+        if kind == CAUSE and len(terms) <= 3 and not _phrase(terms, s):
+            continue  # the cause of what was asked: "operating margin", not "gross margin"
+        if (cover < _COVER or not _matches(head, st) or not _does_the_job(kind, s)
+                or _INTRO.search(s)):
+            continue
+        score = cover + 0.1 / hit.rank
+        if kind == LIST:
+            names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES}
+            own = bool(re.search(rf"\b(?:we|our)\b(?:\W+\w+){{0,3}}?\W+{re.escape(head)}",
+                                 s.lower()))  # the company says it of itself: "we acquired"
+            if not own or _HEDGE.search(s):
+                continue  # a list answer is the company's statement of it, not a mention
+            score += 0.03 * min(len(names), 3)
+        scored.append(Quote(s, hit, round(score, 6)))
+    scored.sort(key=lambda q: (-q.score, q.hit.rank))
+    # the sentences about as good as the best: a far weaker one is another subject
+    return [q for q in scored if q.score >= scored[0].score - _MARGIN][:most]
+
+
+def _phrase(terms: list[str], sentence: str) -> bool:
+    """Whether the sentence holds the terms in order, each at most two words after the one
+    before ("gross profit margin" holds "gross margin"; "operated at a higher gross margin"
+    does not hold "operating margin")."""
+    stems = [stem(t) for t in tokenize(sentence)]
+    starts = [i for i, s in enumerate(stems) if s == terms[0]]
+    for i in starts:
+        at = i
+        for t in terms[1:]:
+            nxt = next((j for j in range(at + 1, min(at + 3, len(stems))) if stems[j] == t), None)
+            if nxt is None:
+                break
+            at = nxt
+        else:
+            return True
+    return False
+
+
+def _does_the_job(kind: str, sentence: str) -> bool:
+    if kind == CAUSE:
+        return bool(_CAUSAL.search(sentence))
+    if kind == LIST:
+        return bool(_LISTING.search(sentence))
+    return True

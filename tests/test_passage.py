@@ -1,0 +1,146 @@
+"""Narrative answers (finrag.passage, finrag.narrate): the filing's own sentences that answer a
+"why" or "what are" question, the change they explain, and nothing where no sentence answers."""
+
+from __future__ import annotations
+
+import pytest
+from test_generate import FakeEndpoint, endpoint  # noqa: F401  (the fake chat endpoint)
+
+from finrag.answer import Answer, Outcome
+from finrag.generate import LLMSettings
+from finrag.models import Chunk, Hit
+from finrag.narrate import narrate
+from finrag.passage import CAUSE, LIST, YES_NO, form, quotes, sentences
+
+# Home Depot's fiscal 2024 MD&A (Item 7, p. 30), as the filing prints it.
+HD_GROSS = ("Gross profit increased $2.3 billion, or 4.6%, to $53.3 billion in fiscal 2024. "
+            "Gross profit as a percent of net sales, or gross profit margin, was 33.4% for both "
+            "fiscal 2024 and fiscal 2023, and primarily reflected lower transportation costs "
+            "and lower shrink within our Primary segment, offset by the inclusion of SRS in our "
+            "consolidated results.")
+HD_TABLE_INTRO = ("The following table presents the percentage relationship between net sales "
+                  "and major categories in our consolidated statements of earnings, including "
+                  "gross margin.")
+HD_MENTION = ("Our gross profit margin is affected by the mix of products we sell, and we "
+              "monitor gross margin and operating expenses every quarter.")
+# Best Buy's fiscal 2023 acquisitions note and a risk factor, as printed.
+BBY_ACQUIRED = ("In fiscal 2022, we acquired all of the outstanding shares of Two Peaks, LLC "
+                "d/b/a Yardbird Furniture (\u201cYardbird\u201d), a direct-to-consumer outdoor "
+                "furniture company, on November 4, 2021, for net cash consideration of $79 "
+                "million.")
+BBY_RISK = ("Businesses we acquired, such as Current Health, could fail to deliver the results "
+            "we expect, and we may not integrate them as planned.")
+BBY_POLICY = ("Results of operations related to business combinations are included "
+              "prospectively beginning with the date of acquisition and transaction costs "
+              "related to business combinations are recorded within SG&A.")
+EXHIBITS = ("Agreement and Plan of Merger, dated as of March 5, 2021, by and among Best Buy "
+            "Co., Inc., Current Health Ltd. and the acquired company's holders.")
+
+
+def hit(text: str, rank: int = 1, section: str = "Item 7", ticker: str = "HD",
+        page: int = 30) -> Hit:
+    chunk = Chunk(chunk_id=f"{ticker.lower()}{rank:02d}{page}" * 4, ticker=ticker,
+                  company="The Home Depot, Inc." if ticker == "HD" else "Best Buy Co., Inc.",
+                  fiscal_year=2024, chunk_type="narrative", section=section, page=page,
+                  page_label=str(page), text=text, cik="354950", accession="0000354950-25-000085",
+                  document="hd-20250202.htm")
+    return Hit(chunk_id=chunk.chunk_id, rank=rank, score=1.0 / rank, chunk=chunk)
+
+
+HD_WORDS = {"home", "depot", "hd"}
+BBY_WORDS = {"best", "buy", "bby"}
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What drove Home Depot's gross margin change in fiscal 2024?", CAUSE),
+    ("Why did Tesla's operating margin fall in 2024?", CAUSE),
+    ("What are the geographies that Pepsico primarily operates in as of FY2022?", LIST),
+    ("Who are the primary customers of Boeing as of FY2022?", LIST),
+    ("Has Boeing reported any materially important ongoing legal battles from FY2022?", YES_NO),
+    ("Tesla R&D expense 2024", None),
+])
+def test_the_form_of_a_question(question, expected):
+    assert form(question) == expected
+
+
+def test_a_why_question_gets_the_sentence_that_gives_the_cause():
+    hits = [hit(HD_TABLE_INTRO, 1), hit(HD_MENTION, 2), hit(HD_GROSS, 3)]
+    got = quotes("What drove Home Depot's gross margin change in fiscal 2024?", hits, HD_WORDS)
+    assert [q.text for q in got] == [HD_GROSS.split(". ", 1)[1]]
+    assert got[0].hit.chunk.page == 30
+
+
+def test_a_sentence_that_only_shares_the_question_words_is_no_answer():
+    hits = [hit(HD_TABLE_INTRO, 1), hit(HD_MENTION, 2)]
+    assert quotes("What drove Home Depot's gross margin change in fiscal 2024?", hits,
+                  HD_WORDS) == []
+
+
+def test_a_list_answer_is_the_company_statement_not_a_hedge_a_policy_or_an_exhibit():
+    question = "What are major acquisitions that Best Buy has done in FY2023, FY2022 and FY2021?"
+    hits = [hit(EXHIBITS, 1, section="Item 15", ticker="BBY"),
+            hit(BBY_RISK, 2, section="Item 1A", ticker="BBY"),
+            hit(BBY_POLICY, 3, section="Item 8", ticker="BBY"),
+            hit(BBY_ACQUIRED, 4, section="Item 8", ticker="BBY")]
+    got = quotes(question, hits, BBY_WORDS)
+    assert [q.text for q in got] == [BBY_ACQUIRED]
+    assert quotes(question, hits[:3], BBY_WORDS) == []
+
+
+def test_sentences_skip_table_rows_and_fragments():
+    text = ("Net sales | 159,514 | 152,669. Table of Contents 30 Too short here. "
+            "We expect the SRS acquisition to add about $6.4 billion of net sales in fiscal 2025.")
+    assert sentences(text) == [
+        "We expect the SRS acquisition to add about $6.4 billion of net sales in fiscal 2025."]
+
+
+def _change() -> Outcome:
+    return Outcome(Answer("change", 0.0, "percent", "+0.0 percentage points \u2014 Home Depot, "
+                          "gross margin fiscal 2023 33.4% -> fiscal 2024 33.4%", 2024), None)
+
+
+def test_the_answer_is_the_change_then_the_cited_sentence():
+    q = "What drove Home Depot's gross margin change in fiscal 2024?"
+    hits = [hit(HD_GROSS, 1)]
+    out = narrate(q, CAUSE, _change(), quotes(q, hits, HD_WORDS), hits)
+    a = out.answer
+    assert a.kind == "passage" and a.value == 0.0
+    assert a.text.startswith("+0.0 percentage points") and "lower transportation costs" in a.text
+    c = a.sentences[0]["citation"]
+    assert (c["ticker"], c["fiscal_year"], c["section"], c["page_label"]) == (
+        "HD", 2024, "Item 7", "30")
+    assert c["url"] == ("https://www.sec.gov/Archives/edgar/data/354950/000035495025000085/"
+                        "hd-20250202.htm")
+
+
+def test_no_sentence_no_answer_and_the_change_is_kept_in_the_reason():
+    out = narrate("What drove Home Depot's gross margin change?", CAUSE, _change(), [],
+                  [hit(HD_MENTION)])
+    assert out.answer is None
+    assert "no sentence in the top passages gives the cause" in out.reason
+    assert "33.4%" in out.reason
+
+
+def test_a_generator_rewrites_only_with_sentences_its_passage_supports(endpoint):  # noqa: F811
+    q = "What drove Home Depot's gross margin change in fiscal 2024?"
+    hits = [hit(HD_GROSS, 1)]
+    endpoint.reply = ("Gross profit margin was 33.4% for both fiscal 2024 and fiscal 2023, "
+                      "primarily reflecting lower transportation costs and lower shrink [1]. "
+                      "Margins rose because of strong pricing power [1].")
+    out = narrate(q, CAUSE, _change(), quotes(q, hits, HD_WORDS), hits,
+                  LLMSettings(url=endpoint.url))
+    a = out.answer
+    assert a.kind == "generated"
+    assert [s["text"] for s in a.sentences] == [
+        "Gross profit margin was 33.4% for both fiscal 2024 and fiscal 2023, primarily "
+        "reflecting lower transportation costs and lower shrink."]
+    assert a.sentences[0]["citation"]["page_label"] == "30"
+
+
+def test_a_generator_that_fails_leaves_the_filing_sentences_and_says_why():
+    q = "What drove Home Depot's gross margin change in fiscal 2024?"
+    hits = [hit(HD_GROSS, 1)]
+    out = narrate(q, CAUSE, _change(), quotes(q, hits, HD_WORDS), hits,
+                  LLMSettings(url="http://127.0.0.1:9/v1", timeout_s=2))
+    assert out.answer.kind == "passage" and "lower shrink" in out.answer.sentences[0]["text"]
+    assert "127.0.0.1:9" in out.reason and "filing's own sentences are shown" in out.reason
