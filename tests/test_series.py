@@ -274,3 +274,31 @@ def test_no_gross_margin_where_a_larger_cost_of_revenue_sits_beside_cost_of_sale
             companies, Filters(tickers=["AMZN", "UNH"])).answer
     assert [p["ticker"] for p in a.points] == ["AMZN"]
     assert "'Medical costs' is a larger cost of revenue" in a.missing[0]["reason"]
+
+
+@pytest.mark.slow
+def test_real_filings_give_a_series_from_comparatives_and_a_ranking(small_sample, tmp_path):
+    """Cut real 10-Ks (AAPL FY2024, TSLA FY2024, HD FY2024, NVDA FY2024), fake embedder: the
+    printed statements' figures, through `ask` as a user would."""
+    from conftest import FakeEmbedder, word_count
+
+    from finrag.ask import ask
+    from finrag.config import Settings
+    from finrag.ingest.build import build
+    from finrag.search import HybridSearcher
+
+    settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
+    paths = [small_sample / p for p in ("AAPL/10-K/0000320193-24-000123",
+                                        "TSLA/10-K/tsla-20241231", "HD/10-K/0000354950-25-000085")]
+    build(paths, settings, FakeEmbedder(), word_count)
+    searcher = HybridSearcher(settings, FakeEmbedder())
+    try:
+        a = ask(searcher, "Apple total net sales fiscal 2021 to fiscal 2024").answer
+        r = ask(searcher, "Which company had the highest net income in 2024?").answer
+    finally:
+        searcher.close()
+    assert [(p["fiscal_year"], p["value"], p["filing_fiscal_year"]) for p in a.points] == [
+        (2022, 394_328, 2024), (2023, 383_285, 2024), (2024, 391_035, 2024)]
+    assert [m["fiscal_year"] for m in a.missing] == [2021]
+    assert [(p["ticker"], p["value"]) for p in r.points] == [
+        ("AAPL", 93_736), ("HD", 14_806), ("TSLA", 7_091)]  # attributable to common
