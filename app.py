@@ -24,6 +24,8 @@ from finrag.export import to_csv, to_markdown
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
 from finrag.ingest.chunk import table_row_text
 from finrag.models import Filters
+from finrag.narrate import cite_words
+from finrag.passage import CAUSE, LIST, form
 from finrag.present import (
     badge_color,
     best_evidence,
@@ -289,12 +291,31 @@ if result.expansions:
                + escape_md(" · ".join(result.expansions)),
                help="Words the financial statements use for what you typed, added to the search")
 
+def show_sentences(answer, query: str) -> None:
+    """The change a "why" question is about, then each sentence that answers, the question's
+    words marked, with its citation; which kind of answer it is, said."""
+    lead = answer.text[:answer.text.find("\u201c")].strip().rstrip(".")
+    if lead:
+        headline, _, rest = lead.partition(" — ")
+        st.markdown(f"**{escape_md(headline)}** — {escape_md(rest)}")
+    st.caption("Written by a model from the passages; each sentence kept only where its "
+               "passage holds its words and numbers" if answer.kind == "generated"
+               else "The filing's own words:")
+    for s in answer.sentences:
+        st.markdown("> " + highlight_md(s["text"], query))
+        c = s["citation"]
+        line = escape_md(cite_words(c))
+        st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
+
+
 # --- answer panel --------------------------------------------------------------------------
 if asked.answer is not None:
     with st.container(border=True, key="answer-figure"):
         st.subheader("Answer")
         headline, _, rest = asked.answer.text.partition(" — ")
-        if asked.answer.kind == "verdict":  # the verdict first, large, then what settles it
+        if asked.answer.sentences:  # the filing's own sentences, after the change they explain
+            show_sentences(asked.answer, result.query)
+        elif asked.answer.kind == "verdict":  # the verdict first, large, then what settles it
             st.markdown(f"### {escape_md(headline)}")
             st.markdown(escape_md(rest))
         else:
@@ -315,6 +336,8 @@ if asked.answer is not None:
             st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
 elif asked.question.asks_for_something:
     st.info("No figure answer: " + escape_md(asked.outcome.reason or ""), icon="ℹ️")
+elif form(result.query) in (CAUSE, LIST):  # asked in words, and no sentence answers
+    st.info(escape_md(asked.outcome.reason or ""), icon="ℹ️")
 
 
 def show_table(view: TableView, key: str | None, name: str) -> None:
