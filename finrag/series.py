@@ -2,57 +2,27 @@
 (several companies) and a ranking (every indexed company, one fiscal year), every point cited.
 
 `across(q, load, companies, filed, filters)` answers a question `finrag.question.across` reads
-as one of those kinds, or returns None. Each point is what `finrag.answer` states or computes for
-that company and year (the same `Book` picks the fact, the same `finrag.metrics` formulas), so a
-point is right or absent: a year or company with no figure is named, never filled in. A point
-comes from the year's own 10-K first, else a later filing's comparative column (said so); where
-a later filing prints another figure for the year, the point keeps the year's own and shows the
-restated one beside it. Growth and CAGR: `finrag.growth`; the table: `finrag.pointtable`.
+as one of those kinds, or returns None. The points are `finrag.points`' (each right or absent:
+a year or company with no figure is named, never filled in; comparatives and restatements said
+so); growth and CAGR `finrag.growth`'s; the table `finrag.pointtable`'s.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from finrag.answer import Answer, Outcome, stated_figure
-from finrag.book import SCALE, Book, Figure, Missing, convert
-from finrag.citing import cite, fmt, label, term
+from finrag.answer import Answer, Outcome
+from finrag.citing import cite, fmt, label
 from finrag.companies import short_name
 from finrag.growth import growth, period_note
-from finrag.metrics import metric_year
-from finrag.question import AVERAGED_BALANCE_METRICS, Question
+from finrag.points import Point, company_points, one_unit, periods, rounded
+from finrag.question import Question
 from finrag.question import across as reading
 
 # words of a question that compare or rank, never part of a line's printed label
 ACROSS_WORDS = frozenset("""highest lowest largest smallest biggest most least greatest top
 compare compared comparison rank ranked ranking trend trends among each every versus vs""".split())
-
-
-@dataclass
-class Point:
-    """One company's figure (or metric) for one of its fiscal years, with what it was read from."""
-
-    ticker: str
-    fiscal_year: int
-    value: float
-    unit: str
-    formula: str
-    figures: list[Figure]
-    restated: tuple[float, int] | None = None  # (value, fiscal year of the filing printing it)
-
-    @property
-    def own(self) -> list[Figure]:
-        """The figures of the point's own year (an average's prior-year balance aside)."""
-        return [f for f in self.figures if f.fiscal_year == self.fiscal_year] or self.figures
-
-    @property
-    def filing_fiscal_year(self) -> int:
-        return max(f.fact.fiscal_year for f in self.own)
-
-    @property
-    def period_end(self) -> str | None:
-        return max((f.fact.period_end or "" for f in self.own), default="") or None
 
 
 def across(q: Question, load, companies: dict[str, str], filed: dict[str, list[int]],
@@ -77,90 +47,6 @@ def across(q: Question, load, companies: dict[str, str], filed: dict[str, list[i
         return _table(kind, q, load, tickers, names, allowed)
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:
         return Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
-
-
-# --- points ----------------------------------------------------------------------------------
-
-def point(q: Question, book: Book, year: int) -> Point:
-    """The question's figure or metric for one fiscal year of the book's company."""
-    if q.metric:
-        s = metric_year(q, book, year)
-        return Point(book.ticker, year, s.value, s.unit, s.formula, s.figures)
-    fig = stated_figure(q, book, q.items[0], year)
-    return Point(book.ticker, year, fig.value, fig.unit, term(fig), [fig])
-
-
-def periods(q: Question, years) -> tuple[int, ...]:
-    """The period years a company's facts are read for: an average balance needs the year before."""
-    extra = {y - 1 for y in years} if q.metric in AVERAGED_BALANCE_METRICS or q.change else set()
-    return tuple(sorted(set(years) | extra))
-
-
-def company_points(q: Question, facts: list, ticker: str, years) -> tuple[list[Point], list[dict]]:
-    """A company's point for each year (each checked against the later filings that print it),
-    and the years with no figure, each with the reason."""
-    book = Book(facts, ticker, None)  # no anchor: each year's own filing first
-    later = {}
-    points, missing = [], []
-    for y in years:
-        try:
-            p = point(q, book, y)
-        except Missing as exc:
-            missing.append({"ticker": ticker, "fiscal_year": y, "reason": str(exc)})
-            continue
-        _check_restated(q, facts, p, later)
-        points.append(p)
-    return points, missing
-
-
-def _check_restated(q: Question, facts: list, p: Point, books: dict) -> None:
-    """Where the latest later filing that prints the point's figure prints another value, keep
-    it beside the point (an original figure and its restatement are both real)."""
-    for g in sorted({f.fiscal_year for f in facts if f.fiscal_year > p.filing_fiscal_year},
-                    reverse=True):
-        if g not in books:
-            books[g] = Book([f for f in facts if f.fiscal_year == g], p.ticker, None)
-        try:
-            other = point(q, books[g], p.fiscal_year)
-        except Missing:
-            continue
-        if _differs(p, other):
-            p.restated = (convert(other.value, other.unit, p.unit), g)
-        return
-
-
-def _differs(a: Point, b: Point) -> bool:
-    """Two readings of one figure differ by more than the coarser one's printed rounding."""
-    if len(a.figures) == len(b.figures):
-        return any(_figure_differs(x, y) for x, y in zip(a.figures, b.figures))
-    return abs(a.value - b.value) > 1e-3 * max(abs(a.value), abs(b.value), 1e-9)
-
-
-def _figure_differs(x: Figure, y: Figure) -> bool:
-    if x.unit in SCALE and y.unit in SCALE:
-        coarse = max(SCALE[x.unit], SCALE[y.unit])
-        return abs(x.value * SCALE[x.unit] - y.value * SCALE[y.unit]) > 0.5 * coarse + 1e-6
-    return x.unit != y.unit or abs(x.value - y.value) > 1e-9
-
-
-def one_unit(points: list[Point], asked: str | None) -> tuple[str, list[Point], list[dict]]:
-    """The unit the points are shown in (the question's, else the most common one) with every
-    point converted to it; points that cannot be (a per-share figure among amounts) go missing."""
-    units = Counter(p.unit for p in points)
-    unit = asked if asked in SCALE and all(u in SCALE for u in units) else (
-        units.most_common(1)[0][0] if units else "")
-    kept, missing = [], []
-    for p in points:
-        try:
-            p.value = convert(p.value, p.unit, unit)
-            if p.restated:
-                p.restated = (convert(p.restated[0], p.unit, unit), p.restated[1])
-            p.unit = unit
-            kept.append(p)
-        except Missing:
-            missing.append({"ticker": p.ticker, "fiscal_year": p.fiscal_year,
-                            "reason": f"printed in {p.unit}, not {unit}"})
-    return unit, kept, missing
 
 
 # --- the three kinds -------------------------------------------------------------------------
@@ -234,11 +120,6 @@ def _ranking(q: Question, load, tickers, names, allowed) -> Outcome:
             + _lacking(missing, names) + period_note(points))
     return Outcome(_answer("ranking", q, points, [], missing, names, unit, text, top.value, year),
                    None)
-
-
-def rounded(points: list[Point], decimals: int | None) -> None:
-    for p in points:
-        p.value = round(p.value, decimals if decimals is not None else 6)
 
 
 # --- wording ---------------------------------------------------------------------------------
