@@ -15,7 +15,7 @@ from dataclasses import replace
 from finrag.answer import Answer, Outcome
 from finrag.citing import cite, fmt, label
 from finrag.companies import short_name
-from finrag.growth import growth, period_note
+from finrag.growth import change, growth, period_note
 from finrag.points import Point, company_points, one_unit, periods, rounded
 from finrag.question import Question
 from finrag.question import across as reading
@@ -31,8 +31,8 @@ def across(q: Question, load, companies: dict[str, str], filed: dict[str, list[i
     `load(ticker, period_years)` gives a company's facts; `filed` is ticker -> fiscal years
     of its indexed 10-Ks; a fiscal-year filter in `filters` limits the filings read."""
     kind = reading(q)
-    if kind is None:
-        return None
+    if kind is None or (kind == "series" and not q.tickers):
+        return None  # a series of no company named: the one-company path says so
     if q.basis:
         return Outcome(None, f"Looked for a figure on the basis the question asks ('{q.basis}'): "
                              "the statements' facts give the reported, consolidated figure only.")
@@ -59,6 +59,8 @@ def span(q: Question, have: list[int]) -> list[int]:
         return list(range(max(have) - q.last_n + 1, max(have) + 1))
     if q.since:
         return list(range(q.since, max(max(have), q.since) + 1))
+    if q.change and len(q.years) == 1:  # "revenue growth in 2024": from the year before
+        return [q.years[0] - 1, q.years[0]]
     return list(q.years)
 
 
@@ -101,10 +103,10 @@ def _ranking(q: Question, load, tickers, names, allowed) -> Outcome:
         return Outcome(None, "No 10-K is indexed for the companies asked.")
     points, missing = [], []
     for t in tickers:
-        got, lost = company_points(q, load(t, periods(q, [year])), t, [year])
+        got, lost = (_grown if q.change else _level)(q, load, t, year)
         points += got
         missing += lost
-    unit, points, off = one_unit(points, q.unit)
+    unit, points, off = one_unit(points, None if q.change else q.unit)
     missing += off
     if not points:
         return Outcome(None, f"Looked for the figure of fiscal {year} of {len(tickers)} "
@@ -113,16 +115,48 @@ def _ranking(q: Question, load, tickers, names, allowed) -> Outcome:
     points.sort(key=lambda p: p.value, reverse=q.peer_order != "min")
     top = points[0]
     word = "Lowest" if q.peer_order == "min" else "Highest"
-    rest = "; ".join(f"{names[p.ticker]} {fmt(p.value, unit, q.decimals)}" for p in points[1:4])
-    text = (f"{word} {subject(q)}, fiscal {year}: {names[top.ticker]} "
-            f"{fmt(top.value, unit, q.decimals)} ({_where(top)})"
+    rest = "; ".join(f"{names[p.ticker]} {_fmt(p.value, unit, q.decimals)}" for p in points[1:4])
+    what = f"growth of {subject(q)}, fiscal {year - 1} to {year}" if q.change else \
+        f"{subject(q)}, fiscal {year}"
+    text = (f"{word} {what}: {names[top.ticker]} "
+            f"{_fmt(top.value, unit, q.decimals)} ({_where(top)})"
             + (f"; then {rest}" if rest else "") + f" — {len(points)} companies ranked"
             + _lacking(missing, names) + period_note(points))
     return Outcome(_answer("ranking", q, points, [], missing, names, unit, text, top.value, year),
                    None)
 
 
+def _level(q: Question, load, t: str, year: int):
+    return company_points(q, load(t, periods(q, [year])), t, [year])
+
+
+def _grown(q: Question, load, t: str, year: int):
+    """A company's growth over its fiscal year (from the year before), as a point of that year:
+    a percent, or percentage points for a percent metric."""
+    got, lost = company_points(q, load(t, periods(q, [year - 1, year])), t, [year - 1, year])
+    if lost:
+        return [], lost
+    a, b = got
+    g = change(a, b) if a.unit == b.unit else None
+    if g is None:
+        return [], [{"ticker": t, "fiscal_year": year, "reason": f"no growth from fiscal "
+                     f"{year - 1}: {fmt(a.value, a.unit)} -> {fmt(b.value, b.unit)}"}]
+    return [Point(t, year, g["value"], g["unit"], g["formula"], a.figures + b.figures)], []
+
+
+def _fmt(value: float, unit: str, decimals: int | None = None) -> str:
+    if unit == "percentage points":
+        return f"{value:+.{1 if decimals is None else decimals}f} percentage points"
+    return fmt(value, unit, decimals)
+
+
 # --- wording ---------------------------------------------------------------------------------
+
+METRIC_NAMES = {"fcf": "free cash flow", "roa": "return on assets", "roe": "return on equity",
+                "dso": "days sales outstanding", "dio": "days inventory outstanding",
+                "dpo": "days payables outstanding", "ebitda": "EBITDA",
+                "ebitda_margin": "EBITDA margin", "fcf_conversion": "free cash flow conversion"}
+
 
 def subject(q: Question) -> str:
     """What the points are of: the metric, else the line item (narrowed by the question's own
@@ -131,7 +165,7 @@ def subject(q: Question) -> str:
         nums = [i.name for i in q.items if i.key != "revenue"]
         return f"{nums[0] if nums else 'item'} as % of revenue"
     if q.metric:
-        return q.metric.replace("_", " ")
+        return METRIC_NAMES.get(q.metric, q.metric.replace("_", " "))
     return " ".join([*q.rest, q.items[0].name])
 
 
@@ -158,8 +192,10 @@ def _series_text(q, points, grown, missing, names, unit) -> str:
 def _peers_text(q, points, grown, missing, names, unit) -> str:
     cells = "; ".join(f"{names[p.ticker]} FY{p.fiscal_year} {fmt(p.value, unit, q.decimals)}"
                       for p in points)
-    changes = "; ".join(f"{names[g['ticker']]} {fmt(g['value'], g['unit'])} "
-                        f"FY{g['from']}-FY{g['to']}" for g in grown if g["kind"] == "cagr")
+    spans = {g["ticker"] for g in grown if g["kind"] == "cagr"}
+    changes = "; ".join(f"{names[g['ticker']]} {_fmt(g['value'], g['unit'])} "
+                        f"FY{g['from']}-FY{g['to']}" for g in grown
+                        if g["kind"] == "cagr" or g["ticker"] not in spans)
     return (f"{subject(q)[:1].upper()}{subject(q)[1:]}: {cells}"
             + (f"; growth {changes}" if changes else "") + _provenance(points)
             + _gaps(missing) + period_note(points))

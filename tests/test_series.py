@@ -302,3 +302,29 @@ def test_real_filings_give_a_series_from_comparatives_and_a_ranking(small_sample
     assert [m["fiscal_year"] for m in a.missing] == [2021]
     assert [(p["ticker"], p["value"]) for p in r.points] == [
         ("AAPL", 93_736), ("HD", 14_806), ("TSLA", 7_091)]  # attributable to common
+
+
+GROWN = PEERS + [sales("AAPL", 2023, 383_285, end="09-28"), sales("AMZN", 2023, 574_785),
+                 op_income("AAPL", 2023, 114_301, end="09-28"), op_income("AMZN", 2023, 36_852)]
+
+
+def test_a_ranking_by_growth_ranks_the_growth_not_the_level():
+    a = run("Which company had the highest revenue growth in 2024?", GROWN, PEERS_FILED).answer
+    assert [p["ticker"] for p in a.points] == ["AMZN", "AAPL"]  # +11.0% against +2.0%
+    assert a.points[0]["value"] == pytest.approx((637_959 - 574_785) / 574_785 * 100, abs=1e-3)
+    assert {m["ticker"] for m in a.missing} == {"WMT", "MSFT"}  # no fiscal 2023 figure
+    margin = run("Which company had the highest operating margin growth in 2024?", GROWN,
+                 PEERS_FILED).answer
+    assert margin.unit == "percentage points" and margin.points[0]["ticker"] == "AMZN"
+
+
+def test_peers_growth_in_a_year_reads_the_year_before():
+    a = run("Compare Apple and Amazon revenue growth in 2024", GROWN, PEERS_FILED).answer
+    assert sorted((g["ticker"], g["from"], g["to"]) for g in a.growth) == [
+        ("AAPL", 2023, 2024), ("AMZN", 2023, 2024)]
+    assert "Amazon +11.0%" not in a.text and "Amazon 11.0% FY2023-FY2024" in a.text
+
+
+def test_a_span_of_no_company_is_left_to_the_one_company_path():
+    q = parse("total net sales fiscal 2019 to fiscal 2024", CO)
+    assert across(q) == "series" and answer_across(q, None, CO, {}, Filters()) is None
