@@ -40,15 +40,18 @@ _FACTS_KEPT = 16
 _FACTS_LOCK = threading.Lock()
 
 
-def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...]) -> list:
-    """The company's facts for these period years, from filings of `filed` (empty = any); the
-    last few lookups are kept, as an analyst asks several questions about one company."""
-    key = (index.identity, ticker, filed, periods)
+def _facts(index, ticker: str, filed: tuple[int, ...], periods: tuple[int, ...],
+           statements: tuple[str, ...] = ()) -> list:
+    """The company's facts for these period years, from filings of `filed` (empty = any), on
+    these statements (empty = all); the last few lookups are kept, as an analyst asks several
+    questions about one company."""
+    key = (index.identity, ticker, filed, periods, statements)
     with _FACTS_LOCK:  # the app serves several sessions from threads
         if key in _FACTS:
             _FACTS.move_to_end(key)
             return _FACTS[key]
-    facts = index.facts(tickers=[ticker], fiscal_years=filed, period_fiscal_years=periods)
+    facts = index.facts(tickers=[ticker], fiscal_years=filed, period_fiscal_years=periods,
+                        statements=statements)
     with _FACTS_LOCK:
         _FACTS[key] = facts
         while len(_FACTS) > _FACTS_KEPT:
@@ -84,8 +87,8 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     inferred = _company_from_passages(q, result)
     if inferred:
         q = replace(q, tickers=(inferred,))
-    outcome = series.across(q, lambda t, ys: _facts(index, t, tuple(filters.fiscal_years), ys),
-                            companies, filed, filters)
+    outcome = series.across(q, lambda t, ys, st: _facts(index, t, tuple(filters.fiscal_years),
+                                                        ys, st), companies, filed, filters)
     if outcome is not None:  # a series, peers or a ranking across companies
         asked = Asked(q, outcome, result, citations(index, outcome.answer) if outcome.answer
                       else [])

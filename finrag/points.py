@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from finrag.answer import stated_figure
 from finrag.book import SCALE, Book, Figure, Missing, convert
 from finrag.citing import term
-from finrag.metrics import metric_year
+from finrag.lineitems import ITEMS
+from finrag.metrics import USES, metric_year
 from finrag.question import AVERAGED_BALANCE_METRICS, Question
 
 
@@ -53,6 +54,16 @@ def point(q: Question, book: Book, year: int) -> Point:
     return Point(book.ticker, year, fig.value, fig.unit, term(fig), [fig])
 
 
+def statements(q: Question) -> tuple[str, ...]:
+    """The statements a company's facts are read from: those of the items the figure uses (a
+    narrower line, 'iPhone net sales', may be printed in the notes: all)."""
+    if q.rest:
+        return ()
+    keys = USES.get(q.metric, set()) | {i.key for i in q.items} if q.metric else {q.items[0].key}
+    return tuple(sorted({ITEMS[k].statement for k in keys | (
+        {"revenue"} if q.metric == "item_margin" else set())}))
+
+
 def periods(q: Question, years) -> tuple[int, ...]:
     """The period years a company's facts are read for: an average balance needs the year before."""
     extra = {y - 1 for y in years} if q.metric in AVERAGED_BALANCE_METRICS or q.change else set()
@@ -63,7 +74,8 @@ def company_points(q: Question, facts: list, ticker: str, years) -> tuple[list[P
     """A company's point for each year (each checked against the later filings that print it),
     and the years with no figure, each with the reason."""
     book = Book(facts, ticker, None)  # no anchor: each year's own filing first
-    later = {}
+    filings = sorted({f.fiscal_year for f in book.facts}, reverse=True)
+    later: dict[int, Book] = {}
     points, missing = [], []
     for y in years:
         try:
@@ -71,16 +83,17 @@ def company_points(q: Question, facts: list, ticker: str, years) -> tuple[list[P
         except Missing as exc:
             missing.append({"ticker": ticker, "fiscal_year": y, "reason": str(exc)})
             continue
-        _check_restated(q, facts, p, later)
+        _check_restated(q, book.facts, filings, p, later)
         points.append(p)
     return points, missing
 
 
-def _check_restated(q: Question, facts: list, p: Point, books: dict) -> None:
+def _check_restated(q: Question, facts: list, filings: list[int], p: Point,
+                    books: dict) -> None:
     """Where the latest later filing that prints the point's figure prints another value, keep
     it beside the point (an original figure and its restatement are both real)."""
-    for g in sorted({f.fiscal_year for f in facts if f.fiscal_year > p.filing_fiscal_year},
-                    reverse=True):
+    own = p.filing_fiscal_year
+    for g in (g for g in filings if g > own):
         if g not in books:
             books[g] = Book([f for f in facts if f.fiscal_year == g], p.ticker, None)
         try:

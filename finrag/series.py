@@ -16,7 +16,7 @@ from finrag.answer import Answer, Outcome
 from finrag.citing import cite, fmt, label
 from finrag.companies import short_name
 from finrag.growth import change, growth, period_note
-from finrag.points import Point, company_points, one_unit, periods, rounded
+from finrag.points import Point, company_points, one_unit, periods, rounded, statements
 from finrag.question import Question
 from finrag.question import across as reading
 
@@ -28,8 +28,8 @@ compare compared comparison rank ranked ranking trend trends among each every ve
 def across(q: Question, load, companies: dict[str, str], filed: dict[str, list[int]],
            filters) -> Outcome | None:
     """The series, peers or ranking the question asks, or None where it asks none of them.
-    `load(ticker, period_years)` gives a company's facts; `filed` is ticker -> fiscal years
-    of its indexed 10-Ks; a fiscal-year filter in `filters` limits the filings read."""
+    `load(ticker, period_years, statements)` gives a company's facts; `filed` is ticker ->
+    fiscal years of its indexed 10-Ks; a fiscal-year filter in `filters` limits the filings."""
     kind = reading(q)
     if kind is None or (kind == "series" and not q.tickers):
         return None  # a series of no company named: the one-company path says so
@@ -77,7 +77,7 @@ def _table(kind: str, q: Question, load, tickers, names, allowed) -> Outcome:
             missing.append({"ticker": t, "fiscal_year": None, "reason": f"no 10-K of {t} is "
                             "indexed" + (" within the fiscal-year filter" if pooled else "")})
             continue
-        got, lost = company_points(q, load(t, periods(q, years)), t, years)
+        got, lost = company_points(q, load(t, periods(q, years), statements(q)), t, years)
         points += got
         missing += lost
     unit, points, off = one_unit(points, q.unit)
@@ -127,13 +127,14 @@ def _ranking(q: Question, load, tickers, names, allowed) -> Outcome:
 
 
 def _level(q: Question, load, t: str, year: int):
-    return company_points(q, load(t, periods(q, [year])), t, [year])
+    return company_points(q, load(t, periods(q, [year]), statements(q)), t, [year])
 
 
 def _grown(q: Question, load, t: str, year: int):
     """A company's growth over its fiscal year (from the year before), as a point of that year:
     a percent, or percentage points for a percent metric."""
-    got, lost = company_points(q, load(t, periods(q, [year - 1, year])), t, [year - 1, year])
+    years = [year - 1, year]
+    got, lost = company_points(q, load(t, periods(q, years), statements(q)), t, years)
     if lost:
         return [], lost
     a, b = got

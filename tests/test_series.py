@@ -40,8 +40,9 @@ def run(text, facts, filed, filters=None):
     filters = filters or Filters()
     q = parse(text, CO, filters)
 
-    def load(ticker, years):
-        return [f for f in facts if f.ticker == ticker and f.period_fiscal_year in years]
+    def load(ticker, years, statements):
+        return [f for f in facts if f.ticker == ticker and f.period_fiscal_year in years
+                and (not statements or f.statement in statements)]
 
     return answer_across(q, load, CO, filed, filters)
 
