@@ -116,7 +116,7 @@ def _ranking(q: Question, load, tickers, names, allowed) -> Outcome:
     top = points[0]
     word = "Lowest" if q.peer_order == "min" else "Highest"
     rest = "; ".join(f"{names[p.ticker]} {_fmt(p.value, unit, q.decimals)}" for p in points[1:4])
-    what = f"growth of {subject(q)}, fiscal {year - 1} to {year}" if q.change else \
+    what = f"{subject(q)} growth, fiscal {year - 1} to {year}" if q.change else \
         f"{subject(q)}, fiscal {year}"
     text = (f"{word} {what}: {names[top.ticker]} "
             f"{_fmt(top.value, unit, q.decimals)} ({_where(top)})"
@@ -135,8 +135,9 @@ def _grown(q: Question, load, t: str, year: int):
     a percent, or percentage points for a percent metric."""
     years = [year - 1, year]
     got, lost = company_points(q, load(t, periods(q, years), statements(q)), t, years)
-    if lost:
-        return [], lost
+    if lost:  # one line per company: its growth needs both years
+        return [], [{"ticker": t, "fiscal_year": year, "reason": "; ".join(
+            m["reason"] for m in lost)}]
     a, b = got
     g = change(a, b) if a.unit == b.unit else None
     if g is None:
