@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import os
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -26,6 +27,7 @@ from finrag.ingest.chunk import table_row_text
 from finrag.models import Filters
 from finrag.narrate import cite_words
 from finrag.passage import CAUSE, LIST, form
+from finrag.pointtable import grid, unit_line
 from finrag.present import (
     badge_color,
     best_evidence,
@@ -42,6 +44,7 @@ from finrag.present import (
     vote,
 )
 from finrag.search import MAX_QUERY_CHARS, HybridSearcher, QueryError
+from finrag.series import points_json
 from finrag.store.base import StoreError
 from finrag.tablegrid import TableView, table_view
 
@@ -308,6 +311,37 @@ def show_sentences(answer, query: str) -> None:
         st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
 
 
+def show_points(answer, citations: list[dict]) -> None:
+    """The table (years or companies as columns, the unit line) and beside it a chart (a line
+    over years, bars across companies) whose points show their citation on hover."""
+    header, rows = grid(answer)
+    left, right = st.columns([3, 2])
+    with left:
+        st.caption(unit_line(answer.unit))
+        st.table(pd.DataFrame(rows, columns=header).style.hide(axis="index")
+                 .set_properties(subset=header[1:], **{"text-align": "right"}))
+    points = points_json(answer, citations) or []
+    data = pd.DataFrame([{
+        "company": p["ticker"], "fiscal year": str(p["fiscal_year"]), "value": p["value"],
+        "cited": f"{p['citation']} · FY{p['filing_fiscal_year']} 10-K"
+                 + (f" · {page_words(p['page_label'], p['page'])}" if p.get("page") else ""),
+    } for p in points])
+    if data.empty:
+        return
+    tooltip = ["company", "fiscal year", alt.Tooltip("value", format=",.2f"), "cited"]
+    if answer.kind == "series":  # one company over years: a line
+        chart = alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=90, filled=True)).encode(
+            x="fiscal year:O", y=alt.Y("value:Q", title=answer.unit), color="company:N",
+            tooltip=tooltip)
+    else:  # companies side by side: bars
+        chart = alt.Chart(data).mark_bar().encode(
+            x=alt.X("company:N", sort="-y" if answer.kind == "ranking" else None),
+            y=alt.Y("value:Q", title=answer.unit), color="fiscal year:N", xOffset="fiscal year:N",
+            tooltip=tooltip)
+    with right, st.container(key="answer-chart"):
+        st.altair_chart(chart, use_container_width=True)
+
+
 # --- answer panel --------------------------------------------------------------------------
 if asked.answer is not None:
     with st.container(border=True, key="answer-figure"):
@@ -315,6 +349,9 @@ if asked.answer is not None:
         headline, _, rest = asked.answer.text.partition(" — ")
         if asked.answer.sentences:  # the filing's own sentences, after the change they explain
             show_sentences(asked.answer, result.query)
+        elif asked.answer.points:  # a series, peers or a ranking: the table and its chart
+            st.markdown(escape_md(asked.answer.text))
+            show_points(asked.answer, asked.citations)
         elif asked.answer.kind == "verdict":  # the verdict first, large, then what settles it
             st.markdown(f"### {escape_md(headline)}")
             st.markdown(escape_md(rest))
