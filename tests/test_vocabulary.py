@@ -18,7 +18,7 @@ def test_analyst_terms_map_to_line_items():
 
 def test_terms_match_whole_words_only():
     assert expand("services revenue") == []
-    assert expand("supply chain risk") == []
+    assert expand("resupply risk") == [] and expand("discustomerized") == []
     assert expand("epsilon") == [] and expand("roads") == []  # not "eps", not "roa"
     assert expand("steps in the process") == []
 
@@ -77,3 +77,13 @@ def test_a_statement_the_query_already_asks_for_is_not_added_again():
     assert sum("consolidated statements of cash flows" in e for e in got) == 1
     assert sum("consolidated balance sheets" in e
                for e in expand("balance sheet working capital")) == 1
+
+
+def test_narrative_subjects_get_the_filing_wording():
+    """What analysts ask in words, said as 10-K Items and notes say it (the narrative lever of
+    docs/measurements.md: dev domain-relevant fused MRR@10 .457 -> .536)."""
+    assert expand("Who are the primary customers of Boeing?") == [
+        "customers significant portion of our revenues derived from"]
+    assert expand("Has Boeing reported any ongoing legal battles?") == [
+        "legal proceedings litigation contingencies lawsuits filed against"]
+    assert expand("supply chain risk") == ["suppliers raw materials sources supply"]
