@@ -17,7 +17,7 @@ from finrag import narrate, passage, series
 from finrag.answer import Answer, Outcome, answer
 from finrag.citing import label
 from finrag.companies import companies_of, short_name
-from finrag.models import Filters, SearchResult
+from finrag.models import Filters, Hit, SearchResult
 from finrag.present import edgar_url
 from finrag.question import AVERAGED_BALANCE_METRICS, Question, parse
 
@@ -113,7 +113,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
     if kind == passage.CAUSE or (kind == passage.LIST and outcome.answer is None
                                  and not q.asks_for_something):
-        outcome = _narrated(result, q, kind, outcome, companies)
+        outcome = _narrated(index, result, q, kind, outcome, companies)
     elif outcome.answer is None and q.wants_facts:
         outcome.reason = (outcome.reason or "") + cause(q, parse(result.query).years, filters,
                                                         companies, filed)
@@ -138,7 +138,7 @@ def _the_change(q: Question) -> Question:
     return replace(q, change=True, years=(q.years[0] - 1, q.years[0]))
 
 
-def _narrated(result: SearchResult, q: Question, kind: str, figure: Outcome,
+def _narrated(index, result: SearchResult, q: Question, kind: str, figure: Outcome,
               companies: dict[str, str]) -> Outcome:
     """The filing's sentences that answer a question asked in words (finrag.narrate)."""
     from finrag.tokens import tokenize
@@ -147,8 +147,29 @@ def _narrated(result: SearchResult, q: Question, kind: str, figure: Outcome,
     for t in set(q.tickers) | set(result.filters.tickers):
         names |= {t.lower(), *tokenize(companies.get(t, ""))}
     quotes = passage.quotes(result.query, result.fused, names, kind)
+    if kind == passage.LIST and quotes:  # a list goes on past the passage that starts it
+        more = _around(index, quotes, {h.chunk_id for h in result.fused})
+        if more:
+            quotes = passage.quotes(result.query, result.fused + more, names, kind)
     return narrate.narrate(result.query, kind, figure, quotes, result.fused,
                            narrate.generator_from_env)
+
+
+def _around(index, quotes: list, shown: set[str]) -> list[Hit]:
+    """The other chunks of the quoted passages' pages and the pages after them, ranked as the
+    passage they follow, so the rest of a list stated over a page break is found too."""
+    if not hasattr(index, "page_chunks"):  # an index read from a server alone
+        return []
+    out: dict[str, Hit] = {}
+    for quote in quotes[:2]:
+        c = quote.hit.chunk
+        if not c.filing_key or c.page is None:
+            continue
+        for chunk in index.page_chunks(c.filing_key, (c.page, c.page + 1)):
+            if chunk.chunk_id not in shown and chunk.chunk_id not in out:
+                out[chunk.chunk_id] = Hit(chunk_id=chunk.chunk_id, rank=quote.hit.rank,
+                                          score=0.0, chunk=chunk)
+    return list(out.values())
 
 
 def cause(q: Question, named_years: tuple[int, ...], filters: Filters,

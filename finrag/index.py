@@ -226,6 +226,17 @@ class Index:
         return {cid: Chunk.model_validate_json(p)
                 for cid, p in self._by_id("chunk_id, payload", chunk_ids)}
 
+    def page_chunks(self, filing_key: str, pages: Iterable[int]) -> list[Chunk]:
+        """The chunks on these pages (1-based positions) of one filing, in the order written
+        (the document's), e.g. the rest of a list whose start a search found."""
+        pages = sorted({int(p) for p in pages})
+        if not pages:
+            return []
+        rows = self._db.execute(
+            f"SELECT payload FROM chunks WHERE filing_key = ? AND page IN "
+            f"({','.join('?' * len(pages))}) ORDER BY row", [filing_key, *pages]).fetchall()
+        return [Chunk.model_validate_json(p) for (p,) in rows]
+
     def lookup(self, chunk_ids: list[str]) -> dict[str, tuple[str, str]]:
         """chunk id -> (text signature, page key), for collapsing copies of a text and fusing
         by page: equal signatures = the same text up to case and white space; the page key is

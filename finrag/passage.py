@@ -17,11 +17,11 @@ into sentences and keeps those that do the question's job:
   ("geographies" / "regions", "customers" / "a significant portion of our revenues");
 - a sentence answers only when it holds most of that subject (two thirds of the weight; all of
   it, as a phrase, for a cause question of up to three words: "operated at a higher gross
-  margin" does not explain the operating margin) and does the question's job: a cause question needs a sentence that gives a cause ("primarily due to",
-  "driven by", "reflected", "offset by"); a list question the company's own statement of the
-  subject ("we acquired", "our major customers") that lists or names. A sentence that merely
-  shares words with the question is not an answer, nor is one that hedges ("could", "may") or
-  introduces a table;
+  margin" does not explain the operating margin) and does the question's job: a cause question
+  needs a sentence that gives a cause ("primarily due to", "driven by", "reflected", "offset
+  by"); a list question the company's own statement of the subject ("we acquired", "our major
+  customers") that lists or names. A sentence that merely shares words with the question is not
+  an answer, nor is one that hedges ("could", "may") or introduces a table;
 - up to three sentences within a small margin of the best, the best first, ties broken by the
   passage's place in the fused list.
 
@@ -97,6 +97,8 @@ _NAME = re.compile(r"(?<=[\s(])[A-Z][\w&.'-]*")
 _EXHIBITS = re.compile(r"item 1[56]\b", re.IGNORECASE)
 _NOT_NAMES = frozenset("We Our The In As For On At It This These Its Company Note Item".split())
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*|\n{2,}")
+_ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
+                           r"Mr|Ms|Dr|St|vs|approx)\.$")
 _MIN_WORDS, _MAX_WORDS = 6, 90
 _COVER = 2 / 3
 _MARGIN = 0.08
@@ -140,8 +142,14 @@ def subject(text: str, company_words: set[str]) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a passage that can be quoted: whole words, not table rows."""
-    out = []
+    pieces: list[str] = []
     for raw in _SPLIT.split(_NOISE.sub(" ", text or "")):
+        if pieces and _ABBREVIATION.search(pieces[-1]):
+            pieces[-1] += " " + raw  # "Current Health Ltd. (the seller)" is one sentence
+        else:
+            pieces.append(raw)
+    out = []
+    for raw in pieces:
         s = " ".join(raw.split()).strip(" |")
         words = s.split()
         if not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s:

@@ -90,3 +90,49 @@ def test_a_refusal_names_what_the_index_or_the_filters_lack():
     # an earlier year than the filter's may be a comparative column of the filtered 10-K
     q = parse("Apple net sales fiscal 2019 to 2021", companies, Filters(fiscal_years=[2021]))
     assert cause(q, (2019, 2020, 2021), Filters(fiscal_years=[2021]), companies, filed) == ""
+
+
+def test_a_list_stated_past_the_passage_search_found_is_quoted_whole(tmp_path):
+    """Best Buy's acquisitions note: search finds the passage on Yardbird; Current Health's
+    sentence is in the next chunk of the same page. Both are quoted; a chunk of another page
+    far away is not read."""
+    from conftest import FakeEmbedder
+
+    from finrag.ask import _around
+    from finrag.config import Settings
+    from finrag.generation import publish, write_generation
+    from finrag.index import Index
+    from finrag.passage import quotes
+
+    def chunk(n: int, page: int, text: str) -> Chunk:
+        return Chunk(chunk_id=f"{n:x}" * 32, ticker="BBY", company="Best Buy Co., Inc.",
+                     fiscal_year=2023, chunk_type="narrative", section="Item 8", page=page,
+                     filing_key="BBY:2023:10-K", text=text)
+
+    yardbird = chunk(1, 51, "In fiscal 2022, we acquired all of the outstanding shares of Two "
+                     "Peaks, LLC d/b/a Yardbird Furniture, a direct-to-consumer outdoor furniture "
+                     "company, for net cash consideration of $79 million.")
+    health = chunk(2, 51, "In fiscal 2022, we acquired all of the outstanding shares of Current "
+                   "Health Ltd. (Current Health), a care-at-home technology platform, for net "
+                   "cash consideration of $389 million.")
+    far = chunk(3, 80, "In fiscal 2019, we acquired all of the outstanding shares of GreatCall, "
+                "Inc., a connected health services provider, for $790 million.")
+    settings = Settings(data_dir=tmp_path / "data", qdrant_url=None)
+    embedder = FakeEmbedder()
+    chunks = [yardbird, health, far]
+    write_generation(settings, "gen-000001", chunks, embedder.encode([c.text for c in chunks]),
+                     embedder.name, [])
+    publish(settings.data_dir, "gen-000001")
+    index = Index.open(settings)
+    try:
+        assert [c.chunk_id for c in index.page_chunks("BBY:2023:10-K", [51, 52])] == [
+            yardbird.chunk_id, health.chunk_id]
+        question = "What are major acquisitions that Best Buy has done in FY2023 and FY2022?"
+        found = [Hit(chunk_id=yardbird.chunk_id, rank=1, score=1.0, chunk=yardbird)]
+        first = quotes(question, found, {"best", "buy", "bby"})
+        more = _around(index, first, {yardbird.chunk_id})
+        assert [h.chunk_id for h in more] == [health.chunk_id]
+        got = quotes(question, found + more, {"best", "buy", "bby"})
+        assert {q.hit.chunk_id for q in got} == {yardbird.chunk_id, health.chunk_id}
+    finally:
+        index.close()

@@ -144,3 +144,13 @@ def test_a_generator_that_fails_leaves_the_filing_sentences_and_says_why():
                   LLMSettings(url="http://127.0.0.1:9/v1", timeout_s=2))
     assert out.answer.kind == "passage" and "lower shrink" in out.answer.sentences[0]["text"]
     assert "127.0.0.1:9" in out.reason and "filing's own sentences are shown" in out.reason
+
+
+def test_a_company_abbreviation_does_not_end_a_sentence():
+    text = ("In fiscal 2022, we acquired all of the outstanding shares of Current Health Ltd. "
+            "(\u201cCurrent Health\u201d), a care-at-home technology platform, on November 2, "
+            "2021, for net cash consideration of $389 million. The U.S. Government is a customer.")
+    assert sentences(text) == [
+        "In fiscal 2022, we acquired all of the outstanding shares of Current Health Ltd. "
+        "(\u201cCurrent Health\u201d), a care-at-home technology platform, on November 2, 2021, "
+        "for net cash consideration of $389 million.", "The U.S. Government is a customer."]
