@@ -6,9 +6,11 @@ Widgets and layout only; everything else is the finrag library. Widget values li
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import os
+from pathlib import Path
 
 import altair as alt
 import pandas as pd
@@ -24,8 +26,9 @@ from finrag.embed import Embedder
 from finrag.export import to_csv, to_markdown
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
 from finrag.ingest.chunk import table_row_text
-from finrag.models import Filters
+from finrag.models import Chunk, Filters
 from finrag.narrate import cite_words
+from finrag.pageview import PageUnavailable, page_view
 from finrag.passage import CAUSE, LIST, form
 from finrag.pointtable import grid, unit_line
 from finrag.present import (
@@ -45,6 +48,7 @@ from finrag.present import (
 )
 from finrag.search import MAX_QUERY_CHARS, HybridSearcher, QueryError
 from finrag.series import points_json
+from finrag.statements_view import StatementTable, filing_choices, filing_statements
 from finrag.store.base import StoreError
 from finrag.tablegrid import TableView, table_view
 
@@ -216,6 +220,96 @@ def coverage_table(chosen: list[str]) -> pd.DataFrame:
     return frame[["Company", *years]] if len(frame) else frame
 
 
+# --- the page itself: a dialog over whatever asked for it -----------------------------------
+# A dialog, not an expander: a page is read and cut from its filing only when asked for (an
+# expander per hit would parse a filing for each of 30 hits on every run), and closing it
+# leaves the answer and the columns as they were (a `?page=` link would rerun the search).
+def open_page(chunk_id: str | None, marks: list[str], filing_key: str = "",
+              page: int | None = None) -> None:
+    """A button's callback: the page to show after the rerun (one request at a time)."""
+    st.session_state["page-request"] = (chunk_id, marks, filing_key, page)
+
+
+def open_row(key: str, table: StatementTable, filing_key: str) -> None:
+    """A statement row selected: its page, the row marked."""
+    rows = st.session_state[key].selection.rows
+    if rows:
+        row = table.rows[rows[0]]
+        open_page(row.chunk_id, [row.mark()], filing_key, row.page)
+
+
+def page_button(key: str, chunk_id: str | None, marks: list[str], filing_key: str = "",
+                page: int | None = None, label: str = "View page") -> None:
+    st.button(label, key=key, type="tertiary", icon=":material/description:",
+              on_click=open_page, args=(chunk_id, marks, filing_key, page),
+              help="The filing's own page, offline, the cited row or sentence marked")
+
+
+def requested_chunk(chunk_id: str | None, filing_key: str, page: int | None) -> Chunk | None:
+    """The passage a request names, else any passage of its filing on its page."""
+    if chunk_id and (chunk := searcher.index.chunks([chunk_id]).get(chunk_id)):
+        return chunk
+    payloads = searcher.index.filing_payloads([filing_key]).get(filing_key, {})
+    return next((c for c in map(Chunk.model_validate_json, payloads.values())
+                 if page and c.page == page), None)
+
+
+@st.dialog("The filing's page", width="large")
+def show_page(chunk_id: str | None, marks: list[str], filing_key: str, page: int | None):
+    chunk = requested_chunk(chunk_id, filing_key, page)
+    if chunk is None:
+        st.warning("That passage is no longer in the index (the filing was re-ingested or "
+                   "removed): ask again to get its current citation.")
+        return
+    where = f" (page {chunk.page} of the file)" if chunk.page_label and chunk.page else ""
+    st.markdown(f"**{escape_md(citation(chunk) + where)}** · {edgar_md(chunk)}")
+    roots = (Path(searcher.settings.data_dir).resolve().parent, Path.cwd())
+    try:
+        view = page_view(chunk, marks, roots=roots, index=searcher.index)
+    except PageUnavailable as exc:
+        st.warning(str(exc), icon="⚠️")
+        return
+    how = {"html": "The filing's own page", "text": "The page's text as indexed",
+           "pdf": "The PDF page's text (not rendered as an image)"}[view.kind]
+    found = ("the cited row or sentence marked" if view.marked else
+             "the cited text was not found on this page to mark" if marks else "")
+    st.caption(f"{how}{', ' + found if found else ''}; links, images and scripts removed.")
+    with st.container(key="page-view", height=640):
+        st.html(f'<div style="background:#fff;color:#000;padding:8px;overflow-x:auto">'
+                f'{view.html}</div>')
+
+
+if request := st.session_state.pop("page-request", None):
+    show_page(*request)
+
+
+def show_statements(filing_key: str) -> None:
+    """The filing's three statements, a row selected opening its page."""
+    tables = filing_statements(searcher.index, filing_key)
+    if not tables:
+        st.info("No statement figures are indexed for this filing (its statements were not "
+                "read as tables or XBRL).")
+    for table in tables:
+        pages = ", ".join(page_words(label, page) for page, label in table.pages)
+        st.markdown(f"**{table.title}**")
+        st.caption(f"({escape_md(table.unit)}) · printed on {escape_md(pages)} · select a row "
+                   "to open its page with the row marked")
+        frame = pd.DataFrame(table.grid(), columns=table.header())
+        frame["Page"] = [r.page_label or (f"{r.page} of file" if r.page else "")
+                         for r in table.rows]
+        key = f"stmt-{table.statement}"
+        st.dataframe(frame, hide_index=True, key=key,
+                     on_select=functools.partial(open_row, key, table, filing_key),
+                     selection_mode="single-row",
+                     column_config={c: st.column_config.TextColumn(alignment="right")
+                                    for c in table.columns},
+                     height=min(36 + 35 * len(frame), 560))
+        first = table.pages[0] if table.pages else None
+        if first:
+            page_button(f"page-{key}", None, [], filing_key, first[0],
+                        label=f"View {page_words(first[1], first[0])}")
+
+
 # --- main: question ------------------------------------------------------------------------
 st.title("finrag · ask the 10-Ks")
 query = st.text_input("Question", key="q", bind="query-params", max_chars=MAX_QUERY_CHARS,
@@ -230,6 +324,15 @@ st.session_state["link-checked"] = True  # a link's values are vetted on the ses
 
 with st.expander("What is indexed", expanded=not query.strip()), st.container(key="coverage"):
     st.dataframe(coverage_table(tickers), hide_index=True, width="stretch")
+
+choices = filing_choices(searcher.index)
+with st.expander("A filing's statements", expanded=bool(st.query_params.get("filing"))), \
+        st.container(key="statements"):
+    picked = st.selectbox("Filing", list(choices), index=None, key="filing",
+                          bind="query-params", placeholder="Pick a company and fiscal year",
+                          format_func=lambda v: f"{v} · {companies.get(v.split()[0], '')}")
+    if picked:
+        show_statements(choices[picked].key)
 
 with st.expander("Canary queries"):
     canaries = get_canaries()
@@ -304,11 +407,13 @@ def show_sentences(answer, query: str) -> None:
     st.caption("Written by a model from the passages; each sentence kept only where its "
                "passage holds its words and numbers" if answer.kind == "generated"
                else "The filing's own words:")
-    for s in answer.sentences:
+    for i, s in enumerate(answer.sentences):
         st.markdown("> " + highlight_md(s["text"], query))
         c = s["citation"]
         line = escape_md(cite_words(c))
         st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
+        if c.get("chunk_id"):
+            page_button(f"page-sentence-{i}", c["chunk_id"], [s["text"]])
 
 
 def show_points(answer, citations: list[dict]) -> None:
@@ -366,11 +471,16 @@ if asked.answer is not None:
         if (asked.answer.formula and asked.answer.formula not in asked.answer.text
                 and asked.answer.kind != "verdict"):  # a verdict's text holds its formulas
             st.caption("Formula: " + escape_md(asked.answer.formula))
-        for c in asked.citations:
+        for i, (fig, c) in enumerate(zip(asked.answer.figures, asked.citations)):
             page = page_words(c["page_label"], c["page"])
             line = escape_md(f"{c['ticker']} FY{c['fiscal_year']} · '{c['line_label']}' · "
                              f"{c['statement']} · {page}")
             st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
+            fact = fig.fact
+            if fact.page:
+                page_button(f"page-answer-{i}", fact.chunk_id,
+                            [f"{fact.line_label} | {fact.printed or ''}"], fact.filing_key,
+                            fact.page)
 elif asked.question.asks_for_something:
     st.info("No figure answer: " + escape_md(asked.outcome.reason or ""), icon="ℹ️")
 elif form(result.query) in (CAUSE, LIST):  # asked in words, and no sentence answers
@@ -401,9 +511,10 @@ cited = cited_rows(searcher.index, asked.answer) if asked.answer is not None els
 if evidence or cited:
     with st.container(border=True, key="answer"):
         st.subheader("Best evidence")
-        for c, rows in cited:  # the statement rows the answer's figures are printed on first
+        for i, (c, rows) in enumerate(cited):  # the rows the answer's figures are printed on
             show_table(rows, None, table_name(c))
             st.caption(f"{escape_md(citation(c))} · {edgar_md(c)}")
+            page_button(f"page-cited-{i}", c.chunk_id, [table_row_text(r) for r in rows.rows])
         for i, ev in enumerate(evidence):
             c = ev.hit.chunk
             view = table_view(c.table, c.text) if c.chunk_type == "table" and c.table else None
@@ -414,6 +525,7 @@ if evidence or cited:
             else:
                 st.markdown("> " + highlight_md(ev.text, result.query))
             st.caption(f"{escape_md(citation(c))} · {edgar_md(c)}")
+            page_button(f"page-evidence-{i}", c.chunk_id, [ev.text])
 
 answer_text = asked.answer.text if asked.answer is not None else ""
 shown_filters = " · ".join([*filters.tickers, *(f"FY{y}" for y in filters.fiscal_years),
@@ -452,6 +564,9 @@ def show_hit(hit, column: str) -> None:
         show_table(view, f"csv-{column}-{hit.rank}", table_name(c))
     else:
         st.markdown(highlight_md(snippet(c.text, result.query), result.query))
+    if c.page:
+        page_button(f"page-{column}-{hit.rank}", c.chunk_id,
+                    [e.text for e in best_evidence(result.query, [hit], top=1)])
     with st.expander("Full chunk"):
         index = f" (page {c.page} of the file)" if c.page_label and c.page else ""
         st.caption(f"{escape_md(citation(c) + index)} · {edgar_md(c)}")
