@@ -224,6 +224,10 @@ def coverage_table(chosen: list[str]) -> pd.DataFrame:
 # A dialog, not an expander: a page is read and cut from its filing only when asked for (an
 # expander per hit would parse a filing for each of 30 hits on every run), and closing it
 # leaves the answer and the columns as they were (a `?page=` link would rerun the search).
+SCROLL_TO_MARK = ("<script>setTimeout(() => document.querySelector('.st-key-page-view mark')"
+                  "?.scrollIntoView({block: 'center'}), 300)</script>")
+
+
 def open_page(chunk_id: str | None, marks: list[str], filing_key: str = "",
               page: int | None = None) -> None:
     """A button's callback: the page to show after the rerun (one request at a time)."""
@@ -277,6 +281,8 @@ def show_page(chunk_id: str | None, marks: list[str], filing_key: str, page: int
     with st.container(key="page-view", height=640):
         st.html(f'<div style="background:#fff;color:#000;padding:8px;overflow-x:auto">'
                 f'{view.html}</div>')
+    if view.marked:  # our own one line, apart from the page (which stays script-free)
+        st.html(SCROLL_TO_MARK, unsafe_allow_javascript=True)
 
 
 if request := st.session_state.pop("page-request", None):
@@ -328,9 +334,9 @@ with st.expander("What is indexed", expanded=not query.strip()), st.container(ke
 choices = filing_choices(searcher.index)
 with st.expander("A filing's statements", expanded=bool(st.query_params.get("filing"))), \
         st.container(key="statements"):
+    # the option is its own label, so a link reads `?filing=TSLA+FY2024`
     picked = st.selectbox("Filing", list(choices), index=None, key="filing",
-                          bind="query-params", placeholder="Pick a company and fiscal year",
-                          format_func=lambda v: f"{v} · {companies.get(v.split()[0], '')}")
+                          bind="query-params", placeholder="Pick a company and fiscal year")
     if picked:
         show_statements(choices[picked].key)
 

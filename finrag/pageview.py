@@ -436,10 +436,11 @@ def _text_table(grid: list[list[str]], marks: list[str]) -> tuple[str, int]:
     labels = {_key(m.split(" | ")[0]) for m in marks if " | " in m}
     rows, n = [], 0
     for row in grid:
-        cells = "".join(f"<td>{html_lib.escape(c)}</td>" for c in row)
         if row and _key(row[0]) in labels and _key(row[0]):
-            rows.append(f'<tr style="{MARK_STYLE}">{cells}</tr>')
+            cells = "".join(f'<td><mark style="{MARK_STYLE}">{html_lib.escape(c)}</mark></td>'
+                            for c in row)
             n += 1
         else:
-            rows.append(f"<tr>{cells}</tr>")
+            cells = "".join(f"<td>{html_lib.escape(c)}</td>" for c in row)
+        rows.append(f"<tr>{cells}</tr>")
     return "<table>" + "".join(rows) + "</table>", n

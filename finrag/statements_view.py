@@ -7,9 +7,9 @@ line); the app shows them and opens a row's page.
 
 Rules, from the facts alone:
 - A statement's facts are those ingest classed on it (`Fact.statement`) on its own pages: the
-  pages holding at least a quarter as many of its facts as its busiest page (a note that
+  pages holding over a quarter as many of its facts as its busiest page (a note that
   repeats a few lines elsewhere stays out), none without a page.
-- Columns: the period fiscal years with at least a quarter as many facts as the busiest
+- Columns: the period fiscal years with over a quarter as many facts as the busiest
   (a cash flow statement's opening cash balance of the year before the earliest column is
   no column), latest first, as 10-Ks print them. A row of balances on a flow statement whose
   years run one before the columns (opening cash) moves to the column it is printed under.
@@ -29,7 +29,7 @@ from finrag.facts import Fact
 
 STATEMENTS = (("income", "Income statement"), ("balance", "Balance sheet"),
               ("cash_flow", "Cash flow statement"))
-SHARE = 0.25  # a page or column holding under this share of the busiest one's facts is left out
+SHARE = 0.25  # a page or column with no more than this share of the busiest one's facts: out
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _own_pages(facts: list[Fact]) -> list[Fact]:
     if not counts:
         return []
     busiest = max(counts.values())
-    return [f for f in facts if counts[f.page] >= SHARE * busiest]
+    return [f for f in facts if counts[f.page] > SHARE * busiest]
 
 
 def _columns(facts: list[Fact]) -> list[int]:
@@ -151,7 +151,7 @@ def _columns(facts: list[Fact]) -> list[int]:
     if not counts:
         return []
     busiest = max(counts.values())
-    return sorted((y for y, n in counts.items() if n >= SHARE * busiest), reverse=True)
+    return sorted((y for y, n in counts.items() if n > SHARE * busiest), reverse=True)
 
 
 def _shift_openings(facts: list[Fact], years: list[int], flow: bool) -> list[Fact]:
