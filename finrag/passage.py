@@ -68,7 +68,8 @@ _ASKING = frozenset("""what which who whom whose why how when where name list id
     caused reason reasons factor factors contributed contribute behind dragged change changed
     changes increase increased decrease decreased decline declined improve improved grow grew
     growth performance based data note please exclude excluding impact there doe between
-    during among all one much many done able roughly whether within across per""".split())
+    during among all one much many done able roughly whether within across per complete
+    completed make made""".split())
 
 # Analysts' words and the filing's usual ones for the same thing (general wording, not any one
 # filing's): each extra word also counts as the question's word.
@@ -95,7 +96,12 @@ _INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|see n
 _HEDGE = re.compile(r"\b(?:could|may|might|no assurance|cannot|would)\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<=[\s(])[A-Z][\w&.'-]*")
 _EXHIBITS = re.compile(r"item 1[56]\b", re.IGNORECASE)
-_NOT_NAMES = frozenset("We Our The In As For On At It This These Its Company Note Item".split())
+_NOT_NAMES = frozenset("""We Our The In As For On At It This These Its Company Note Item Form
+    Annual Report Board Consolidated Financial Statements Fiscal January February March April May
+    June July August September October November December""".split())
+# Words that may come between the words of a phrase without narrowing it ("gross profit
+# margin" is the gross margin; "automotive leasing revenue" is not the automotive revenue).
+_NEUTRAL = frozenset("profit income net total consolidated overall".split())
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*|\n{2,}")
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
                            r"Mr|Ms|Dr|St|vs|approx)\.$")
@@ -209,28 +215,35 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             continue
         score = cover + 0.1 / hit.rank
         if kind == LIST:
-            names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES}
-            own = bool(re.search(rf"\b(?:we|our)\b(?:\W+\w+){{0,3}}?\W+{re.escape(head)}",
+            names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES
+                     and n.lower().strip(".,'") not in (company_words or set())}
+            if not names:
+                continue  # a list names its members: "we acquire businesses" is a policy
+            own = bool(re.search(rf"\b(?:we|our)\b(?:\W+\w+){{0,2}}?\W+{re.escape(head)}",
                                  s.lower()))  # the company says it of itself: "we acquired"
             if not own or _HEDGE.search(s):
                 continue  # a list answer is the company's statement of it, not a mention
-            score += 0.03 * min(len(names), 3)
         scored.append(Quote(s, hit, round(score, 6)))
     scored.sort(key=lambda q: (-q.score, q.hit.rank))
     # the sentences about as good as the best: a far weaker one is another subject
     return [q for q in scored if q.score >= scored[0].score - _MARGIN][:most]
 
 
+_NEUTRAL_STEMS = frozenset(stem(w) for w in _NEUTRAL)
+
+
 def _phrase(terms: list[str], sentence: str) -> bool:
-    """Whether the sentence holds the terms in order, each at most two words after the one
-    before ("gross profit margin" holds "gross margin"; "operated at a higher gross margin"
-    does not hold "operating margin")."""
+    """Whether the sentence holds the terms in order, each next to the one before or with one
+    neutral word between ("gross profit margin" holds "gross margin"; "operated at a higher gross
+    margin" does not hold "operating margin", nor "automotive leasing revenue" "automotive
+    revenue")."""
     stems = [stem(t) for t in tokenize(sentence)]
     starts = [i for i, s in enumerate(stems) if s == terms[0]]
     for i in starts:
         at = i
         for t in terms[1:]:
-            nxt = next((j for j in range(at + 1, min(at + 3, len(stems))) if stems[j] == t), None)
+            nxt = next((j for j in range(at + 1, min(at + 3, len(stems))) if stems[j] == t
+                        and all(stems[g] in _NEUTRAL_STEMS for g in range(at + 1, j))), None)
             if nxt is None:
                 break
             at = nxt

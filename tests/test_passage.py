@@ -154,3 +154,24 @@ def test_a_company_abbreviation_does_not_end_a_sentence():
         "In fiscal 2022, we acquired all of the outstanding shares of Current Health Ltd. "
         "(\u201cCurrent Health\u201d), a care-at-home technology platform, on November 2, 2021, "
         "for net cash consideration of $389 million.", "The U.S. Government is a customer."]
+
+
+def test_a_narrower_line_does_not_explain_the_line_asked_about():
+    """Tesla's MD&A explains its automotive leasing revenue; that is not why automotive revenue
+    changed. "Gross profit margin" still is the gross margin."""
+    leasing = hit("Automotive leasing revenue decreased $293 million, or 14%, in the year ended "
+                  "December 31, 2024, primarily due to lower direct sales-type leasing "
+                  "deliveries.", 1, ticker="TSLA")
+    assert quotes("Why did Tesla's automotive revenue decline in 2024?", [leasing],
+                  {"tesla", "tsla"}) == []
+    assert quotes("What drove Home Depot's gross margin change in fiscal 2024?",
+                  [hit(HD_GROSS, 1)], HD_WORDS)
+
+
+def test_a_policy_that_names_nothing_is_not_a_list():
+    policy = hit("We evaluate opportunities to acquire or invest in complementary businesses, "
+                 "services, technologies and intellectual property.", 1, ticker="BBY")
+    done = hit("In fiscal 2024, we acquired SRS, a leading residential specialty trade "
+               "distribution company, for $18.3 billion.", 2, ticker="BBY")
+    question = "What acquisitions did Best Buy complete in fiscal 2024?"
+    assert [q.text for q in quotes(question, [policy, done], BBY_WORDS)] == [done.chunk.text]
