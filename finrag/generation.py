@@ -41,6 +41,7 @@ from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
 from finrag.store.base import StoreError, StorePoint
 from finrag.store.clients import client_for
+from finrag.store.writer_memory import segment_points, writer_memory_gb
 from finrag.tokens import TOKENIZER_VERSION
 from finrag.views import bm25_terms, text_signature
 from finrag.vocabulary import PHRASES_FINGERPRINT
@@ -62,6 +63,7 @@ def write_generation(
 def write_filings(
     settings: Settings, name: str, filings: Iterable[tuple[list[Chunk], np.ndarray, list[Fact]]],
     model_name: str, dim: int = EMBED_DIM, *, replace: bool = False,
+    writer_memory: float | None = None,
 ) -> Path:
     """Write a complete generation under a temporary name, then rename it into place.
 
@@ -73,11 +75,16 @@ def write_filings(
     caller that lets each batch go (the build, the bench) writes a million chunks in the
     memory of the engine's optimize (docs/scale.md, "The writer's memory"). `replace`: a batch
     holding a filing an earlier batch held replaces it (a build that met one filing twice);
-    otherwise batches only add."""
+    otherwise batches only add. `writer_memory` (GB; default $FINRAG_WRITER_MEMORY_GB, else
+    4): what the engine's part may hold, which bounds its segments (`segment_points`): the
+    points go in by company and year and each segment is optimized alone once full, so the
+    write's memory does not grow with the corpus (the manifest's backend says how many
+    segments it sealed)."""
+    memory_gb = writer_memory_gb(writer_memory)
     tmp = _start(settings, name)
     con = _create_tables(tmp / TABLE)
     counts, numbered, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim, replace)
-    store, backend = _create_store(settings, tmp, name, dim)
+    store, backend = _create_store(settings, tmp, name, dim, memory_gb)
     _write_points(store, _table_points(con, tmp / SCRATCH, dim, numbered), avgdl)
     if store.keeps_payloads:
         _write_table_facts(store, con)
@@ -137,17 +144,27 @@ def _fill_tables(con: sqlite3.Connection, filings, scratch: Path, dim: int,
     return counts, rows["chunks"], average_length(n for part in lengths.values() for n in part)
 
 
+# The order the engine's points are written in: by company, fiscal year and chunk type (the
+# filter index's order, so SQLite reads it without sorting; a filing's rows are contiguous, so
+# it reads runs of rows). Segments fill in this order, so a filtered query finds its points in
+# one or two segments and the others answer from their payload index that they hold none.
+POINT_ORDER = "ORDER BY ticker, fiscal_year, chunk_type, company, row"
+
+
 def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int):
-    """(chunk, stored vector) for every row of the chunk table, in row order, read back a batch
-    at a time (pass two of `write_filings`); `n`: the rows numbered, the scratch file's
-    vectors."""
+    """(chunk, stored vector) for every row of the chunk table, in `POINT_ORDER`, read back a
+    batch at a time (pass two of `write_filings`); `n`: the rows numbered, the scratch file's
+    vectors. The vectors are read, not mapped: mapped, every page read would stay in the
+    writer's resident memory to the end (1.5 GB a million chunks)."""
     if not n:
         return
-    stored = np.memmap(scratch, dtype=np.float32, mode="r", shape=(n, dim))
-    cursor = con.execute("SELECT row, payload FROM chunks ORDER BY row")
-    while batch := cursor.fetchmany(POINT_BATCH):
-        for row, payload in batch:
-            yield Chunk.model_validate_json(payload), np.array(stored[row])
+    size = dim * 4
+    cursor = con.execute(f"SELECT row, payload FROM chunks {POINT_ORDER}")
+    with open(scratch, "rb", buffering=0) as fh:
+        while batch := cursor.fetchmany(POINT_BATCH):
+            for row, payload in batch:
+                vector = np.frombuffer(os.pread(fh.fileno(), size, row * size), np.float32)
+                yield Chunk.model_validate_json(payload), vector
 
 
 def _write_table_facts(store, con: sqlite3.Connection) -> None:
@@ -424,8 +441,9 @@ def _insert_facts(con: sqlite3.Connection, facts: list[Fact], first_row: int) ->
     )
 
 
-def _create_store(settings, directory, name, dim):
-    """A new, empty store for generation `name`, and what the manifest says of it."""
+def _create_store(settings, directory, name, dim, memory_gb: float):
+    """A new, empty store for generation `name`, and what the manifest says of it; the
+    embedded engine's segments are bounded by `memory_gb` (a server optimizes its own)."""
     if settings.qdrant_url:
         from finrag.store.names import collection_name, data_dir_id
         from finrag.store.server import ServerStore
@@ -442,8 +460,8 @@ def _create_store(settings, directory, name, dim):
     else:
         from finrag.store.edge import EdgeStore
 
-        store = EdgeStore.create(directory / "vectors", dim)
-        kind = {"kind": "edge"}
+        store = EdgeStore.create(directory / "vectors", dim, segment_points(memory_gb))
+        kind = {"kind": "edge", "writer_memory_gb": memory_gb}
     return store, kind
 
 

@@ -17,6 +17,9 @@ def register(sub) -> None:
     b.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
     b.add_argument("--no-in-place", action="store_true",
                    help="skip adding, re-ingesting and removing a filing in place")
+    b.add_argument("--writer-memory", type=float, metavar="GB",
+                   help="memory the index's write may hold (default $FINRAG_WRITER_MEMORY_GB "
+                   "or 4)")
     b.add_argument("--json", action="store_true")
     b.set_defaults(run=run)
 
@@ -26,6 +29,6 @@ def run(args) -> int:
 
     report = run_bench(args.chunks, queries=args.queries, work_dir=args.work_dir,
                        source_dir=args.source_dir, naive=not args.no_naive,
-                       in_place=not args.no_in_place)
+                       in_place=not args.no_in_place, writer_memory=args.writer_memory)
     print(json.dumps(report, indent=2) if args.json else print_report(report))
     return EXIT_OK

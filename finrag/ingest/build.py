@@ -45,6 +45,7 @@ from finrag.ingest.report import BuildError, BuildReport, FilingReport, RemoveRe
 from finrag.ingest.server_publish import publish_server
 from finrag.ingest.write import embed, on_embedded, publish_update, publish_whole, with_vectors
 from finrag.models import Chunk
+from finrag.store.writer_memory import writer_memory_gb
 from finrag.views import dense_text
 
 
@@ -60,12 +61,16 @@ def build(
     progress=None,
     overrides: dict[Path, dict] | None = None,
     workers: int = 1,
+    writer_memory: float | None = None,
 ) -> BuildReport:
     """Index `paths`. `ticker`/`fiscal_year` override every filing's own metadata; `overrides`
     maps one path to its own {"ticker": ..., "fiscal_year": ...} (e.g. PDFs whose cover page
     does not say them), winning over both. `workers`: processes that read and chunk filings
-    (1: read in this process; more: `counter` must pickle; None: one per CPU core)."""
+    (1: read in this process; more: `counter` must pickle; None: one per CPU core).
+    `writer_memory`: GB a whole write may hold (`finrag.store.writer_memory`; default
+    $FINRAG_WRITER_MEMORY_GB, else 4), checked before anything is read."""
     started = time.perf_counter()
+    writer_memory = writer_memory_gb(writer_memory)
     units = locate([Path(p) for p in paths])
     if not units:
         raise BuildError(f"no filings found under {', '.join(map(str, paths))}")
@@ -82,7 +87,7 @@ def build(
             with closing(iter_filings(jobs, counter, settings.data_dir, workers,
                                       progress)) as read:
                 reports, embedded, name, changed = _index(settings, embedder, base, read,
-                                                          progress)
+                                                          progress, writer_memory)
         finally:
             if base is not None:
                 base.close()
@@ -90,15 +95,15 @@ def build(
     return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
 
 
-def _index(settings, embedder, base: Index | None, read, progress):
+def _index(settings, embedder, base: Index | None, read, progress, writer_memory: float):
     """(reports, texts embedded, the generation published, whether it changed) of a build
     reading `read`: an update of `base`, a first build or --rebuild (no `base`), or a whole
     rewrite over an index an update cannot start from."""
     if base is not None and _updatable(base):
         return _update(settings, embedder, base, read, progress)
     if base is None:
-        return _write_read(settings, embedder, read, progress)
-    return _rewrite(settings, embedder, base, read, progress)
+        return _write_read(settings, embedder, read, progress, writer_memory)
+    return _rewrite(settings, embedder, base, read, progress, writer_memory)
 
 
 def remove(paths: list[Path], settings: Settings) -> RemoveReport:
@@ -161,7 +166,7 @@ def _updatable(base: Index) -> bool:
     return backend["kind"] == "edge" or bool(backend.get("versioned"))
 
 
-def _write_read(settings, embedder, read, progress):
+def _write_read(settings, embedder, read, progress, writer_memory: float):
     """A first build or --rebuild: each filing goes into the new generation as it is read
     (embedded first where its texts are not cached) and is let go, so the build holds about
     one filing whatever the corpus's size; `write_filings` writes the engine's points from its
@@ -204,7 +209,8 @@ def _write_read(settings, embedder, read, progress):
     if batches is None:  # no filing read: the published index, if any, stays
         return reports, 0, current_generation(settings.data_dir), False
     try:
-        name = publish_whole(settings, model, batches, replace=True)
+        name = publish_whole(settings, model, batches, replace=True,
+                             writer_memory=writer_memory)
     except BuildError:
         remove_leftovers(settings)  # what the write had started
         raise
@@ -224,7 +230,7 @@ def _resumed(head, tail):
     yield from tail
 
 
-def _rewrite(settings, embedder, base: Index, read, progress):
+def _rewrite(settings, embedder, base: Index, read, progress, writer_memory: float):
     """The whole index written anew over a published one an update cannot start from (another
     backend or format): its chunks with every filing read replacing its old self; nothing
     written when that changes nothing. Each filing is let go once written (`publish_whole`)."""
@@ -238,7 +244,8 @@ def _rewrite(settings, embedder, base: Index, read, progress):
         embedded = embed(settings, embedder, [c for chunks, _ in filings for c in chunks],
                           progress)
         model = (embedder.name, embedder.dim)
-        name = publish_whole(settings, model, with_vectors(settings, filings, model))
+        name = publish_whole(settings, model, with_vectors(settings, filings, model),
+                             writer_memory=writer_memory)
     return reports, embedded, name, changed
 
 

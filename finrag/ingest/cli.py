@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print a JSON report")
     b.add_argument("--workers", type=int, help="processes reading filings "
                    "(default: one per CPU core)")
+    b.add_argument("--writer-memory", type=float, metavar="GB",
+                   help="memory a whole write may hold, own and mapped files (default "
+                   "$FINRAG_WRITER_MEMORY_GB or 4); a larger index is written in segments")
     b.set_defaults(run=_build)
 
     r = sub.add_parser("remove", help="take out the filings read from these paths")
@@ -112,11 +115,15 @@ def _build(args) -> int:
     with Progress(enabled=not args.json and sys.stderr.isatty()) as progress:
         report = build(paths, settings, embedder, embedder.count_tokens, ticker=args.ticker,
                        fiscal_year=args.fiscal_year, rebuild=args.rebuild, progress=progress,
-                       workers=args.workers)
+                       workers=args.workers, writer_memory=args.writer_memory)
+    writer = writer_segments(settings, report)
     if args.json:
-        print(json.dumps({**report.to_json(), "server_index": server_index(settings)}, indent=2))
+        print(json.dumps({**report.to_json(), "server_index": server_index(settings),
+                          "writer": writer}, indent=2))
     else:
         _print_report(report)
+        if writer and writer["held_back"]:
+            print(writer["note"])
         _print_server_index(settings)
     return EXIT_PARTIAL if report.totals()["failed"] else EXIT_OK
 
@@ -129,6 +136,28 @@ def server_index(settings: Settings) -> str | None:
 
     name = current_generation(settings.data_dir)
     return published_alias(read_manifest(settings.data_dir, name)["backend"]) if name else None
+
+
+def writer_segments(settings: Settings, report) -> dict | None:
+    """How the generation this build wrote whole on the embedded engine was held to the
+    writer's memory setting: its segments, and whether it held back (more than one), with a
+    line saying so; None for an update, a server, or nothing published."""
+    from finrag.index import read_manifest
+    from finrag.store.writer_memory import POINT_BYTES, WRITER_BASE_GB
+
+    if not report.published:
+        return None
+    manifest = read_manifest(settings.data_dir, report.generation)
+    backend = manifest["backend"]
+    if "updated_from" in manifest or "segment_points" not in backend:
+        return None
+    sealed = max(1, backend["sealed_segments"])
+    whole = WRITER_BASE_GB + manifest["chunks"] * POINT_BYTES / 2**30
+    note = (f"writer memory {backend['writer_memory_gb']:g} GB: the engine's "
+            f"{manifest['chunks']:,} points were written and optimized as {sealed} segments of "
+            f"at most ~{backend['segment_points']:,} (one would have needed ~{whole:.1f} GB)")
+    return {"memory_gb": backend["writer_memory_gb"], "segment_points": backend["segment_points"],
+            "segments": sealed, "held_back": sealed > 1, "note": note}
 
 
 def _print_server_index(settings: Settings) -> None:

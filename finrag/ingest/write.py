@@ -31,11 +31,14 @@ def on_embedded(progress, n: int) -> None:
     crash_point("embed")  # after the batch is committed to the cache
 
 
-def publish_whole(settings, model: tuple[str, int], batches, *, replace: bool = False) -> str:
+def publish_whole(settings, model: tuple[str, int], batches, *, replace: bool = False,
+                  writer_memory: float | None = None) -> str:
     """A generation of `batches` ((chunks, vectors, facts) of whole filings), published;
-    `replace`: a batch holding a filing written before replaces it (`write_filings`)."""
+    `replace`: a batch holding a filing written before replaces it; `writer_memory`: GB the
+    write may hold (`write_filings`)."""
     name = next_name(settings.data_dir)
-    write_filings(settings, name, batches, model[0], model[1], replace=replace)
+    write_filings(settings, name, batches, model[0], model[1], replace=replace,
+                  writer_memory=writer_memory)
     publish(settings.data_dir, name)
     crash_point("published")
     return name

@@ -148,27 +148,75 @@ def _copy_facts(facts, copy: int) -> list:
 # --- the project's stack -------------------------------------------------------------------
 
 
-def build_index(work: Path, filings) -> dict:
-    """Write and publish the index of `filings` ((chunks, vectors, facts) batches) under `work`;
-    `writer_peak_mb` is this process's peak resident memory when it is done (VmHWM: the bench's
-    source corpus, one copy of it and the engine's optimize)."""
+def build_index(work: Path, filings, writer_memory: float | None = None) -> dict:
+    """Write and publish the index of `filings` ((chunks, vectors, facts) batches) under `work`
+    holding the writer to `writer_memory` GB (`write_filings`). `writer_peak_mb` is this
+    process's peak resident memory when it is done (VmHWM: own memory and mapped files, the
+    bench's source corpus included); `writer_peak` splits it, sampled every 0.2 s from another
+    process (`_MemoryWatch`: the engine's optimize holds the GIL, so a thread here could not
+    sample it)."""
     from finrag.config import EMBED_DIM
     from finrag.embed import MODEL_NAME
     from finrag.generation import publish, write_filings
 
     settings = Settings(data_dir=work / "data", qdrant_url=None)
     t0 = time.perf_counter()
-    path = write_filings(settings, "gen-000001", filings, MODEL_NAME, EMBED_DIM)
-    publish(settings.data_dir, "gen-000001")
+    with _MemoryWatch() as watch:
+        path = write_filings(settings, "gen-000001", filings, MODEL_NAME, EMBED_DIM,
+                             writer_memory=writer_memory)
+        publish(settings.data_dir, "gen-000001")
     build_s = time.perf_counter() - t0
     disk = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
     manifest = json.loads((path / "manifest.json").read_text())
     backend = manifest["backend"]
     return {"build_s": round(build_s, 2), "disk_mb": round(disk / 2**20, 1),
             "indexed_chunks": manifest["chunks"], "facts": manifest["facts"],
-            "writer_peak_mb": _rss_mb("VmHWM"),
+            "build_rate": round(manifest["chunks"] / build_s, 1),
+            "writer_peak_mb": _rss_mb("VmHWM"), "writer_peak": watch.peaks,
+            "writer_memory_gb": backend.get("writer_memory_gb"),
+            "segment_points": backend.get("segment_points"),
+            "sealed_segments": backend.get("sealed_segments"),
             "optimize_s": backend.get("optimize_s"),
             "indexed_vectors": backend.get("indexed_vectors")}
+
+
+class _MemoryWatch:
+    """Samples this process's resident memory every 0.2 s from a child process while the
+    block runs; `peaks`: the largest total (own + mapped files, MB) and its split, and the
+    largest own and mapped each."""
+
+    CODE = """
+import json, os, sys, time
+pid, out = sys.argv[1], sys.argv[2]
+peak = {"total_mb": 0, "own_mb_at_total": 0, "mapped_mb_at_total": 0, "own_mb": 0, "mapped_mb": 0}
+while not os.path.exists(out + ".stop"):
+    try:
+        f = {k: int(v.split()[0]) / 1024 for k, _, v in (line.partition(":") for line in
+             open(f"/proc/{pid}/status")) if k in ("RssAnon", "RssFile", "RssShmem")}
+    except OSError:
+        break
+    own, mapped = f["RssAnon"], f["RssFile"] + f["RssShmem"]
+    if own + mapped > peak["total_mb"]:
+        peak.update(total_mb=own + mapped, own_mb_at_total=own, mapped_mb_at_total=mapped)
+    peak["own_mb"], peak["mapped_mb"] = max(peak["own_mb"], own), max(peak["mapped_mb"], mapped)
+    time.sleep(0.2)
+json.dump({k: round(v, 1) for k, v in peak.items()}, open(out, "w"))
+"""
+
+    def __enter__(self):
+        self._out = Path(tempfile.mkstemp(prefix="finrag-bench-mem-")[1])
+        self._proc = subprocess.Popen([sys.executable, "-c", self.CODE, str(os.getpid()),
+                                       str(self._out)])
+        self.peaks: dict = {}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        stop = Path(f"{self._out}.stop")
+        stop.touch()
+        self._proc.wait()
+        stop.unlink()
+        self.peaks = json.loads(self._out.read_text() or "{}")
+        self._out.unlink()
 
 
 def query_phase(data_dir: Path, queries: list[str]) -> dict:
@@ -357,7 +405,7 @@ def _naive_filter(models, spec):
 
 def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
               source_dir: Path | None = None, naive: bool = True, naive_queries: int = 10,
-              in_place: bool = True) -> dict:
+              in_place: bool = True, writer_memory: float | None = None) -> dict:
     if n < 1:
         raise ValueError(f"--chunks must be at least 1, got {n}")
     qs = (QUERIES * (queries // len(QUERIES) + 1))[:queries]
@@ -365,7 +413,7 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
     work.mkdir(parents=True, exist_ok=True)
     source_chunks, source_vectors, source_facts = source_corpus(source_dir)
     report = {"chunks": n, **build_index(work, replicated_filings(
-        source_chunks, source_vectors, source_facts, n))}
+        source_chunks, source_vectors, source_facts, n), writer_memory)}
     if report["indexed_chunks"] != n:
         raise RuntimeError(f"bench: {report['indexed_chunks']:,} chunks indexed of {n:,}; its "
                            "figures would not be those of its size")
@@ -463,12 +511,19 @@ def _rss_mb(field: str = "VmRSS") -> float:
 
 
 def print_report(r: dict) -> str:
-    lines = [f"chunks {r['chunks']:,}: build {r['build_s']} s (HNSW optimize {r['optimize_s']} s, "
+    lines = [f"chunks {r['chunks']:,}: build {r['build_s']} s, {r.get('build_rate', '?')} "
+             f"chunks/s (HNSW optimize {r['optimize_s']} s, "
              f"{r['indexed_vectors']:,} vectors indexed; writer peak RSS "
              f"{r.get('writer_peak_mb', '?')} MB), disk {r['disk_mb']} MB, "
              f"open {r['open_s']} s, RSS {r['rss_mb']} MB ({r['rss_anon_mb']} MB the process's "
              f"own, {r['rss_file_mb']} MB of mapped index files); load average {r['load'][0]} -> "
              f"{r['load'][1]} over the query phase"]
+    if r.get("writer_peak"):
+        w = r["writer_peak"]
+        lines.append(f"writer peak (sampled) {w['total_mb']} MB: {w['own_mb_at_total']} MB own +"
+                     f" {w['mapped_mb_at_total']} MB of mapped files; writer memory setting "
+                     f"{r.get('writer_memory_gb')} GB, {r.get('sealed_segments')} segments of at "
+                     f"most ~{r.get('segment_points') or 0:,} points")
     stacks = [("finrag", r["query_ms"]), ("cached", r["query_ms_cached"])]
     stacks += [("naive", r["naive"]["query_ms"])] if "naive" in r else []
     for label, q in stacks:

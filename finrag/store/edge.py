@@ -91,6 +91,7 @@ TENANT = "ticker"  # almost every query names a company: its points are stored t
 SEALED_SHARED = {"matrix.dat", "quantized.data", "links.bin", "links_compressed.bin",
                  "inverted_index.dat", "id_tracker.mappings", "point_to_values.bin",
                  "values_to_points.bin"}
+INDEXING_THRESHOLD_KB = 10_000  # Qdrant's default: a smaller segment gets no graph
 EXACT = qe.SearchParams(exact=True, quantization=qe.QuantizationSearchParams(ignore=True))
 WALK = qe.SearchParams(hnsw_ef=HNSW_EF, quantization=qe.QuantizationSearchParams(
     rescore=True, oversampling=OVERSAMPLING))
@@ -99,13 +100,20 @@ WALK = qe.SearchParams(hnsw_ef=HNSW_EF, quantization=qe.QuantizationSearchParams
 class EdgeStore:
     keeps_payloads = False  # the chunk table beside the shard keeps them (finrag.generation)
 
-    def __init__(self, shard: qe.EdgeShard, path: Path) -> None:
+    def __init__(self, shard: qe.EdgeShard, path: Path, segment_points: int | None = None) -> None:
         self._shard = shard
         self.path = path
         self._shared: dict[Path, tuple[int, int, int]] = {}  # hard-linked file -> its stat
+        self._segment_points = segment_points  # seal the appendable segment at this size
+        self._unsealed = 0  # points upserted since the last seal
+        self._optimize_s = 0.0
 
     @classmethod
-    def create(cls, path: Path, dim: int) -> EdgeStore:
+    def create(cls, path: Path, dim: int, segment_points: int | None = None) -> EdgeStore:
+        """A new, empty shard. `segment_points`: a whole write's bound on what it holds
+        (`segment_points()`): the appendable segment is sealed and optimized alone each time
+        it holds that many points, and the optimizer never merges segments past ~that size;
+        None leaves Qdrant's defaults (one segment optimized at `finish`)."""
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine,
                                                 memory=qe.Memory.Cold,
@@ -114,12 +122,13 @@ class EdgeStore:
                                                               memory=SPARSE_MEMORY)},
             hnsw_config=qe.HnswIndexConfig(**HNSW),
             wal_enabled=False,
+            optimizers=None if segment_points is None else _optimizers(segment_points, dim),
         )
         shard = qe.EdgeShard.create(str(path), config)
         for field, kind in PAYLOAD_INDEXES.items():
             shard.update(qe.UpdateOperation.create_field_index(field,
                                                                _index_params(field, kind)))
-        return cls(shard, path)
+        return cls(shard, path, segment_points)
 
     @classmethod
     def open_for_update(cls, source: Path, path: Path) -> EdgeStore:
@@ -159,6 +168,18 @@ class EdgeStore:
                                  SPARSE: qe.SparseVector(indices=p.terms[0], values=p.terms[1])},
                          payload={**p.payload, "chunk_id": p.chunk_id})
                 for p in points[start:start + BATCH]]))
+            self._unsealed += len(points[start:start + BATCH])
+            if self._segment_points and self._unsealed >= self._segment_points:
+                self._seal()
+
+    def _seal(self) -> None:
+        """Optimize the appendable segment alone (graph, int8 copy, sparse index, tenant
+        order) into a sealed one; the engine starts a new appendable segment after it."""
+        self._shard.flush()
+        t0 = time.perf_counter()
+        self._shard.optimize()
+        self._optimize_s += time.perf_counter() - t0
+        self._unsealed = 0
 
     def delete_filings(self, filing_keys: list[str]) -> None:
         """Take out every point of these filings."""
@@ -206,19 +227,30 @@ class EdgeStore:
         unfiltered one scans beside the graph: no hour-long rebuild for one filing); returns
         what was built, for the index manifest."""
         self._shard.flush()
-        t0 = time.perf_counter()
         if optimize:
-            self._shard.optimize()
-        optimize_s = time.perf_counter() - t0
+            self._seal()
         self._shard.flush()
         self._check_shared()
         info = self._shard.info()
-        return {"hnsw": HNSW, "optimize_s": round(optimize_s, 2),
-                "indexed_vectors": info.indexed_vectors_count, "segments": info.segments_count}
+        built = {"hnsw": HNSW, "optimize_s": round(self._optimize_s, 2),
+                 "indexed_vectors": info.indexed_vectors_count, "segments": info.segments_count}
+        if self._segment_points:
+            built.update(segment_points=self._segment_points, sealed_segments=sum(
+                _sealed(segment) for segment in (self.path / "segments").glob("*")))
+        return built
 
     def close(self) -> None:
         self._shard.close()
         self._check_shared()
+
+
+def _optimizers(points: int, dim: int) -> qe.EdgeOptimizersConfig:
+    """Segments of ~`points` points: Qdrant sizes segments by their vectors' bytes (KB); a
+    fifth of headroom lets a short last segment merge into another, never two full ones.
+    A segment smaller than Qdrant's indexing threshold is still sealed (a small setting)."""
+    kb = max(1, points * dim * 4 // 1024)
+    return qe.EdgeOptimizersConfig(max_segment_size=kb + kb // 5,
+                                   indexing_threshold=min(INDEXING_THRESHOLD_KB, kb))
 
 
 def _sealed(segment: Path) -> bool:
