@@ -75,6 +75,28 @@ def served_app(data_dir: Path, log_path: Path):
 
 
 @pytest.mark.slow
+@contextmanager
+def asked_in_browser(data_dir: Path, tmp_path: Path, question: str, width: int = 1440):
+    """The app served on `data_dir`, chromium opened on `?q=<question>`: yields (page,
+    playwright's sync_api); skips where chromium or playwright is missing."""
+    import urllib.parse
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with served_app(data_dir, tmp_path / "streamlit.log") as url:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                        args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": width, "height": 1000})
+                page.goto(f"{url}/?q={urllib.parse.quote(question)}",
+                          wait_until="domcontentloaded")
+                yield page, sync_api
+            finally:
+                browser.close()
+
+
 def test_question_in_a_real_browser(sample_index, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")

@@ -4,39 +4,24 @@ EDGAR link); a screenshot lands in artifacts/app-narrative.png."""
 
 from __future__ import annotations
 
-import urllib.parse
-
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, served_app
+from tests.test_browser import ARTIFACTS, asked_in_browser
 
 
 @pytest.mark.slow
 def test_a_why_question_shows_the_change_then_the_quoted_cited_sentences(sample_index, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
-    sync_api = pytest.importorskip("playwright.sync_api")
     question = "What drove Tesla's gross margin change in 2024?"
-    with served_app(sample_index, tmp_path / "streamlit.log") as url:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                        args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1440, "height": 1000})
-                page.goto(f"{url}/?q={urllib.parse.quote(question)}",
-                          wait_until="domcontentloaded")
-                panel = page.locator(".st-key-answer-figure")
-                sync_api.expect(panel.get_by_text("-0.4 percentage points")).to_be_visible(
-                    timeout=90_000)
-                sync_api.expect(panel.get_by_text("The filing's own words:")).to_be_visible()
-                quote = panel.locator("blockquote").first
-                sync_api.expect(quote).to_contain_text("due to")
-                sync_api.expect(quote.locator("strong").first).to_be_visible()  # words marked
-                sync_api.expect(panel.get_by_text("Tesla, Inc. FY2024, Item 7, p. 39").first
-                                ).to_be_visible()
-                sync_api.expect(panel.get_by_role("link", name="filing on EDGAR").first
-                                ).to_be_visible()
-                ARTIFACTS.mkdir(exist_ok=True)
-                page.screenshot(path=str(ARTIFACTS / "app-narrative.png"), full_page=False)
-            finally:
-                browser.close()
+    with asked_in_browser(sample_index, tmp_path, question) as (page, sync_api):
+        panel = page.locator(".st-key-answer-figure")
+        sync_api.expect(panel.get_by_text("-0.4 percentage points")).to_be_visible(
+            timeout=90_000)
+        sync_api.expect(panel.get_by_text("The filing's own words:")).to_be_visible()
+        quote = panel.locator("blockquote").first
+        sync_api.expect(quote).to_contain_text("due to")
+        sync_api.expect(quote.locator("strong").first).to_be_visible()  # words marked
+        sync_api.expect(panel.get_by_text("Tesla, Inc. FY2024, Item 7, p. 39").first
+                        ).to_be_visible()
+        sync_api.expect(panel.get_by_role("link", name="filing on EDGAR").first).to_be_visible()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "app-narrative.png"), full_page=False)

@@ -4,57 +4,40 @@ artifacts/app-series.png."""
 
 from __future__ import annotations
 
-import urllib.parse
-
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, served_app
+from tests.test_browser import ARTIFACTS, asked_in_browser
 
 
 @pytest.mark.slow
 def test_a_series_shows_its_table_and_a_chart_that_cites_on_hover(sample_index, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    question = "Tesla total revenues 2022 to 2024"
-    with served_app(sample_index, tmp_path / "streamlit.log") as url:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                        args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1440, "height": 1000})
-                page.goto(f"{url}/?q={urllib.parse.quote(question)}",
-                          wait_until="domcontentloaded")
-                panel = page.locator(".st-key-answer-figure")
-                table = panel.locator("table").first
-                sync_api.expect(table.get_by_text("FY2022")).to_be_visible(timeout=90_000)
-                for cell in ("81,462 c", "96,773 c", "97,690"):
-                    sync_api.expect(table.get_by_text(cell, exact=True)).to_be_visible()
-                sync_api.expect(panel.get_by_text("(USD millions)")).to_be_visible()
-                chart = panel.locator(".st-key-answer-chart .vega-embed canvas, "
-                                      ".st-key-answer-chart .vega-embed svg.marks")
-                sync_api.expect(chart.first).to_be_visible(timeout=30_000)
-                chart.first.scroll_into_view_if_needed()
-                page.wait_for_timeout(500)
-                box = chart.first.bounding_box()
-                tip = page.locator("#vg-tooltip-element, .vg-tooltip").first
-                # sweep the plot until the pointer is over a point and its tooltip shows
-                found = False
-                for fx in range(10, 95):
-                    for fy in range(2, 80, 2):
-                        page.mouse.move(box["x"] + box["width"] * fx / 100,
-                                        box["y"] + box["height"] * fy / 100)
-                        if tip.count() and tip.is_visible() and "cited" in (
-                                tip.text_content() or ""):
-                            found = True
-                            break
-                    if found:
-                        break
-                ARTIFACTS.mkdir(exist_ok=True)
-                page.screenshot(path=str(ARTIFACTS / "app-series.png"), full_page=False)
-                sync_api.expect(tip).to_contain_text("Total revenues")
-                sync_api.expect(tip).to_contain_text("p. 49")
-                ARTIFACTS.mkdir(exist_ok=True)
-                page.screenshot(path=str(ARTIFACTS / "app-series.png"), full_page=False)
-            finally:
-                browser.close()
+    with asked_in_browser(sample_index, tmp_path, "Tesla total revenues 2022 to 2024") as (
+            page, sync_api):
+        panel = page.locator(".st-key-answer-figure")
+        table = panel.locator("table").first
+        sync_api.expect(table.get_by_text("FY2022")).to_be_visible(timeout=90_000)
+        for cell in ("81,462 c", "96,773 c", "97,690"):
+            sync_api.expect(table.get_by_text(cell, exact=True)).to_be_visible()
+        sync_api.expect(panel.get_by_text("(USD millions)")).to_be_visible()
+        chart = panel.locator(".st-key-answer-chart .vega-embed canvas, "
+                              ".st-key-answer-chart .vega-embed svg.marks")
+        sync_api.expect(chart.first).to_be_visible(timeout=30_000)
+        chart.first.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = chart.first.bounding_box()
+        tip = page.locator("#vg-tooltip-element, .vg-tooltip").first
+        # sweep the plot until the pointer is over a point and its tooltip shows
+        found = False
+        for fx in range(10, 95):
+            for fy in range(2, 80, 2):
+                page.mouse.move(box["x"] + box["width"] * fx / 100,
+                                box["y"] + box["height"] * fy / 100)
+                if tip.count() and tip.is_visible() and "cited" in (tip.text_content() or ""):
+                    found = True
+                    break
+            if found:
+                break
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "app-series.png"), full_page=False)
+        sync_api.expect(tip).to_contain_text("Total revenues")
+        sync_api.expect(tip).to_contain_text("p. 49")
