@@ -23,7 +23,7 @@ from finrag.citing import fmt
 from finrag.companies import companies_of
 from finrag.config import K_EACH, RRF_K, Settings
 from finrag.embed import Embedder
-from finrag.export import to_csv, to_markdown
+from finrag.export import table_csv, to_csv, to_markdown
 from finrag.index import NO_INDEX_HINT, IndexUnavailable
 from finrag.ingest.chunk import table_row_text
 from finrag.models import Chunk, Filters
@@ -38,13 +38,17 @@ from finrag.present import (
     cited_rows,
     edgar_md,
     escape_md,
+    excluding_filters,
     explain,
+    filing_year_ends,
+    fiscal_year_label,
     highlight_md,
     page_text,
     page_words,
     short_id,
     snippet,
     vote,
+    whole_table,
 )
 from finrag.search import MAX_QUERY_CHARS, HybridSearcher, QueryError
 from finrag.series import points_json
@@ -153,8 +157,8 @@ def ticker_label(t: str) -> str:
 
 def vet_link() -> str:
     """On a session's first run: a ticker given bare or in lower case is chosen in the ticker
-    list; a question longer than any search takes is not searched (the box, limited to that
-    length, keeps its start). Returns a warning to show, or ''."""
+    list; a question longer than any search takes is not searched (the box keeps its start,
+    up to that length). Returns a warning to show, or ''."""
     by_upper = {t.upper(): t for t in companies}
     given = [by_upper.get(v.strip().upper(), v) for v in st.query_params.get_all("ticker")]
     if any(v in companies for v in given):
@@ -163,6 +167,7 @@ def vet_link() -> str:
     question = st.query_params.get("q", "")
     if len(question) > MAX_QUERY_CHARS:
         link.pop("q", None)
+        st.session_state["q"] = question[:MAX_QUERY_CHARS]
         return (f"The question in the link is {len(question):,} characters long; questions are "
                 f"limited to {MAX_QUERY_CHARS:,}, so it was not searched. The box keeps its first "
                 f"{MAX_QUERY_CHARS:,}: shorten it and press Enter.")
@@ -174,8 +179,14 @@ link_problem = "" if st.session_state.get("link-checked") else vet_link()
 # --- sidebar: filters ----------------------------------------------------------------------
 with st.sidebar:
     st.header("Filters")
+    # Typing matches a label from its start (each label leads with its ticker), and Enter takes
+    # the first match, never "Select all matches": "AAPL" offers and selects AAPL alone, where
+    # the default fuzzy match also offered "META · Meta Platforms" and Enter took both.
     tickers = st.multiselect("Tickers", sorted(companies), key="ticker", bind="query-params",
-                             format_func=ticker_label)
+                             format_func=ticker_label, filter_mode="prefix", select_all=False,
+                             placeholder="Type a ticker, e.g. AAPL",
+                             help="Matches tickers from their first letter; a company named "
+                                  "in the question is read as a filter (Auto filters)")
     # the year list follows the tickers chosen (a year picked before stays offered)
     offered = {y for t in (tickers or companies) for y in filed.get(t, [])}
     offered |= {int(y) for y in st.session_state.get("year") or [] if str(y).isdigit()}
@@ -205,19 +216,25 @@ with st.sidebar:
     st.caption(f"{len(searcher.index):,} passages from {len(facets['filings'])} 10-K filings")
 
 
+@st.cache_data
+def year_ends(generation: str) -> dict[tuple[str, int], str]:
+    """The day each filing's fiscal year ended, read once per index generation."""
+    return filing_year_ends(searcher.index)
+
+
 def coverage_table(chosen: list[str]) -> pd.DataFrame:
-    """Companies (the chosen ones, else all) x fiscal years in order, each cell the passages
-    indexed and how many of them are tables."""
-    rows: dict[str, dict] = {}
-    for cell in sorted(facets["filings"], key=lambda c: (c["ticker"], c["fiscal_year"])):
-        if chosen and cell["ticker"] not in chosen:
-            continue
-        row = rows.setdefault(cell["ticker"], {"Company": ticker_label(cell["ticker"])})
-        n, tables = cell.get("narrative", 0) + cell.get("table", 0), cell.get("table", 0)
-        row[f"FY{cell['fiscal_year']}"] = f"{n:,} ({tables:,} tables)"
-    frame = pd.DataFrame(list(rows.values())).fillna("—")
-    years = sorted(c for c in frame.columns if c != "Company")
-    return frame[["Company", *years]] if len(frame) else frame
+    """One row per 10-K indexed (of the chosen companies, else all), by company then fiscal
+    year: the fiscal year with the day it ended ("FY2025 (Jan 31, 2025)", so a retailer's
+    FY2025 beside a calendar-year FY2024 reads right), passages and tables indexed."""
+    ends = year_ends(str(searcher.index.identity))
+    rows = [{"Company": ticker_label(c["ticker"]),
+             "Fiscal year": fiscal_year_label(c["fiscal_year"],
+                                              ends.get((c["ticker"], c["fiscal_year"]))),
+             "Passages": f"{c.get('narrative', 0) + c.get('table', 0):,}",
+             "Tables": f"{c.get('table', 0):,}"}
+            for c in sorted(facets["filings"], key=lambda c: (c["ticker"], c["fiscal_year"]))
+            if not chosen or c["ticker"] in chosen]
+    return pd.DataFrame(rows, columns=["Company", "Fiscal year", "Passages", "Tables"])
 
 
 # --- the page itself: a dialog over whatever asked for it -----------------------------------
@@ -317,9 +334,25 @@ def show_statements(filing_key: str) -> None:
 
 
 # --- main: question ------------------------------------------------------------------------
+def new_question() -> None:
+    """The box's callback: a new question starts with every filter it names (chips removed
+    for the last question are forgotten); one over the search's limit is cut to it and not
+    searched. The box takes a paste of any length (a browser given `max_chars` drops an
+    over-long paste whole, leaving the box empty and saying nothing)."""
+    st.query_params.pop("off", None)
+    question = st.session_state.get("q") or ""
+    if len(question) > MAX_QUERY_CHARS:
+        st.session_state["q"] = question[:MAX_QUERY_CHARS]
+        st.session_state["q-cut"] = len(question)
+
+
 st.title("finrag · ask the 10-Ks")
-query = st.text_input("Question", key="q", bind="query-params", max_chars=MAX_QUERY_CHARS,
+query = st.text_input("Question", key="q", bind="query-params", on_change=new_question,
                       placeholder="e.g. How did Apple's services revenue change in 2023?")
+if cut := st.session_state.pop("q-cut", None):
+    link_problem = (f"The question is {cut:,} characters long; questions are limited to "
+                    f"{MAX_QUERY_CHARS:,}, so it was not searched. The box keeps its first "
+                    f"{MAX_QUERY_CHARS:,}: shorten it and press Enter.")
 if link_problem:
     st.warning(link_problem, icon="⚠️")
     query = ""  # not searched: the user shortens it first
@@ -329,7 +362,9 @@ if not st.session_state.get("link-checked") and (ignored := ignored_from_link(li
 st.session_state["link-checked"] = True  # a link's values are vetted on the session's first run
 
 with st.expander("What is indexed", expanded=not query.strip()), st.container(key="coverage"):
-    st.dataframe(coverage_table(tickers), hide_index=True, width="stretch")
+    st.dataframe(coverage_table(tickers), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.TextColumn(alignment="right")
+                                for c in ("Passages", "Tables")})
 
 choices = filing_choices(searcher.index)
 with st.expander("A filing's statements", expanded=bool(st.query_params.get("filing"))), \
@@ -357,22 +392,52 @@ if not query.strip():
     st.caption("Type a question and press Enter. Narrow it with the filters on the left.")
     st.stop()
 
+def chips_changed(key: str, named: list[str]) -> None:
+    """A chip removed (or put back): the link says which of the question's filters are off
+    (`?off=META`), so a reload or a shared link searches as this page does."""
+    off = [v for v in named if v not in (st.session_state.get(key) or [])]
+    if off:
+        st.query_params["off"] = off
+    else:
+        st.query_params.pop("off", None)
+
+
+def clear_filter(key: str) -> None:
+    st.session_state[key] = []
+
+
 chosen = Filters(tickers=tickers, fiscal_years=years,
                  chunk_types=[] if chunk_type == "all" else [chunk_type])
 filters = chosen
+read = ""  # the filters read from the question that are on, in words
 if use_auto:
     auto = auto_filters(query, chosen, companies, filed)
     if auto.added:
         named = [*auto.tickers, *(f"FY{y}" for y in auto.years)]
         pills_key = "auto-" + hashlib.sha1("|".join([query, *named]).encode()).hexdigest()[:10]
+        off = st.query_params.get_all("off")
         kept = st.pills("Filters read from what you asked (click one to remove it)", named,
-                        selection_mode="multi", default=named,
+                        selection_mode="multi", default=[v for v in named if v not in off],
                         format_func=lambda v: ticker_label(v) if v in companies else v,
-                        key=pills_key)
+                        key=pills_key, on_change=chips_changed, args=(pills_key, named))
         filters = Filters(tickers=chosen.tickers or [t for t in auto.tickers if t in kept],
                           fiscal_years=chosen.fiscal_years or [y for y in auto.years
                                                                if f"FY{y}" in kept],
                           chunk_types=chosen.chunk_types)
+        read = " · ".join(v for v in named if v in kept)
+shown_filters = " · ".join([*filters.tickers, *(f"FY{y}" for y in filters.fiscal_years),
+                            *filters.chunk_types]) or "none"
+# one filter state: the answer, the evidence, the columns and the exports all use this one
+st.caption("Answer, evidence and results searched with: " + escape_md(shown_filters)
+           + (f" (read from the question: {escape_md(read)})" if read else ""),
+           help="The sidebar's filters and those read from the question; the link holds both")
+asked_for = auto_filters(query, Filters(), companies, filed)  # what the question names
+for key, why in excluding_filters(chosen, asked_for.tickers, asked_for.years).items():
+    words = {"ticker": "ticker", "year": "fiscal-year"}[key]
+    with st.container(key=f"excluded-{key}"):
+        st.warning(escape_md(why), icon="⚠️")
+        st.button(f"Clear the {words} filter", key=f"clear-{key}", on_click=clear_filter,
+                  args=(key,), icon=":material/filter_alt_off:")
 try:
     asked = ask(searcher, query, filters, top_k, k_each=max(int(k_each), top_k),
                 rrf_k=int(rrf_k), weights=(float(w_dense), float(w_bm25)), fuse_by=fuse_by)
@@ -493,9 +558,11 @@ elif form(result.query) in (CAUSE, LIST):  # asked in words, and no sentence ans
     st.info(escape_md(asked.outcome.reason or ""), icon="ℹ️")
 
 
-def show_table(view: TableView, key: str | None, name: str) -> None:
+def show_table(view: TableView, key: str | None, name: str,
+               whole: TableView | None = None) -> None:
     """A table as a table: periods as column labels, the unit line, figures right-aligned on
-    one line, and its CSV (no button where `key` is None)."""
+    one line, and the CSV of the whole table it is part of (`whole`, else `view`) under its
+    unit line (no button where `key` is None)."""
     if view.unit:
         st.caption("Unit: " + escape_md(view.unit))
     # st.table renders cells as Markdown: a filing's text is escaped so it shows as written
@@ -504,8 +571,10 @@ def show_table(view: TableView, key: str | None, name: str) -> None:
     st.table(frame.style.hide(axis="index"))  # figures right-aligned by the page's style
     if key is None:
         return
-    st.download_button("Table as CSV", view.csv(), file_name=f"{name}.csv", mime="text/csv",
-                       key=key, icon=":material/download:")
+    st.download_button("Table as CSV", table_csv(whole or view), file_name=f"{name}.csv",
+                       mime="text/csv", key=key, icon=":material/download:",
+                       help="The whole table (every part the filing's page prints) with its "
+                            "unit line")
 
 
 def table_name(c) -> str:
@@ -533,16 +602,18 @@ if evidence or cited:
             st.caption(f"{escape_md(citation(c))} · {edgar_md(c)}")
             page_button(f"page-evidence-{i}", c.chunk_id, [ev.text])
 
-answer_text = asked.answer.text if asked.answer is not None else ""
-shown_filters = " · ".join([*filters.tickers, *(f"FY{y}" for y in filters.fiscal_years),
-                            *filters.chunk_types]) or "none"
+# the tables of the hits whole (every part of a split table), for their CSVs and the exports
+tables = {h.chunk_id: whole_table(searcher.index, h.chunk)
+          for h in {h.chunk_id: h for h in [*result.dense, *result.bm25, *result.fused]}.values()
+          if h.chunk.chunk_type == "table" and h.chunk.table}
 slug = hashlib.sha1(query.encode()).hexdigest()[:8]
 left, right, _ = st.columns([1, 1, 4])
-left.download_button("Results as CSV", to_csv(result, answer_text, asked.citations),
+left.download_button("Results as CSV",
+                     to_csv(result, asked.answer, asked.citations, shown_filters, tables),
                      file_name=f"finrag-{slug}.csv", mime="text/csv", key="export-csv",
                      icon=":material/download:")
 right.download_button("Results as Markdown",
-                      to_markdown(result, answer_text, asked.citations, shown_filters),
+                      to_markdown(result, asked.answer, asked.citations, shown_filters, tables),
                       file_name=f"finrag-{slug}.md", mime="text/markdown", key="export-md",
                       icon=":material/download:")
 
@@ -567,7 +638,7 @@ def show_hit(hit, column: str) -> None:
                              f" {b:.4f}")
     view = table_view(c.table, c.text) if c.chunk_type == "table" and c.table else None
     if view is not None:
-        show_table(view, f"csv-{column}-{hit.rank}", table_name(c))
+        show_table(view, f"csv-{column}-{hit.rank}", table_name(c), tables.get(hit.chunk_id))
     else:
         st.markdown(highlight_md(snippet(c.text, result.query), result.query))
     if c.page:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from finrag.lineitems import normalize
-from finrag.models import Chunk, Hit
-from finrag.tablegrid import TableView, has_figure, table_view
+from finrag.models import Chunk, Filters, Hit
+from finrag.tablegrid import TableView, has_figure, header_rows, table_view
 from finrag.tokens import tokenize
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:~$=^&])")
@@ -154,6 +155,90 @@ def cited_rows(index, answer) -> list[tuple[Chunk, TableView]]:
         rows = [r for r in view.rows if r and normalize(r[0]) in labels]
         if rows:
             out.append((chunk, TableView(view.columns, rows, view.unit, True)))
+    return out
+
+
+def whole_table(index, chunk: Chunk) -> TableView:
+    """The whole table a table chunk is part of, as one view: ingest cuts a long table into
+    consecutive chunks of its page, each repeating the caption and heading rows, so the parts
+    are the run of table chunks around this one on its page with the same caption and heading
+    rows. The chunk alone where its page or its index cannot say (a server-only index)."""
+    own = table_view(chunk.table or [], chunk.text)
+    if not (chunk.table and chunk.filing_key and chunk.page and hasattr(index, "page_chunks")):
+        return own
+    head = _head(chunk)
+    if not head[1]:  # no heading rows: nothing tells the parts of one table apart
+        return own
+    page = index.page_chunks(chunk.filing_key, [chunk.page])
+    at = next((i for i, c in enumerate(page) if c.chunk_id == chunk.chunk_id), None)
+    if at is None:
+        return own
+    first, last = at, at
+    while first > 0 and _head(page[first - 1]) == head:
+        first -= 1
+    while last + 1 < len(page) and _head(page[last + 1]) == head:
+        last += 1
+    views = [table_view(c.table, c.text) for c in page[first:last + 1]]
+    if any(v.columns != own.columns for v in views):
+        return own
+    # unlabelled columns show the heading rows as rows: once, at the top
+    shown = 0 if own.labelled else len(own.rows) - (_rows(chunk) - len(head[1]))
+    rows = own.rows[:shown] + [r for v in views for r in v.rows[shown:]]
+    return TableView(own.columns, rows, own.unit, own.labelled)
+
+
+def _rows(chunk: Chunk) -> int:
+    return sum(1 for r in chunk.table or [] if any(c.strip() for c in r))
+
+
+def _head(chunk: Chunk) -> tuple[str, list[list[str]]]:
+    """A table chunk's caption line and heading rows (what every part of a table repeats)."""
+    if chunk.chunk_type != "table" or not chunk.table:
+        return ("", [])
+    grid = [r for r in chunk.table if any(c.strip() for c in r)]
+    head = grid[:header_rows(grid)]
+    first = chunk.text.splitlines()[0] if chunk.text else ""
+    return (first, head)
+
+
+def filing_year_ends(index) -> dict[tuple[str, int], str]:
+    """(ticker, fiscal year) -> the ISO date the fiscal year ended, as each filing's first pages
+    state it; a filing whose first pages hold no date, or an index that cannot read pages (a
+    server-only one), is left out."""
+    if not hasattr(index, "page_chunks"):
+        return {}
+    out: dict[tuple[str, int], str] = {}
+    for key, filing in index.filings().items():
+        end = next((c.period_end for c in index.page_chunks(key, range(1, 6)) if c.period_end),
+                   None)
+        if end:
+            out.setdefault((filing["ticker"], int(filing["fiscal_year"])), end)
+    return out
+
+
+def fiscal_year_label(year: int, period_end: str | None) -> str:
+    """"FY2025 (Jan 31, 2025)": the fiscal year with the day it ended ("FY2025" alone where
+    the date is unknown), so a retailer's FY2025 beside a calendar-year FY2024 reads right."""
+    try:
+        end = date.fromisoformat((period_end or "")[:10])
+    except ValueError:
+        return f"FY{year}"
+    return f"FY{year} ({end:%b} {end.day}, {end.year})"
+
+
+def excluding_filters(chosen: Filters, tickers, years) -> dict[str, str]:
+    """The filters the user set that exclude what the question names, each ("ticker" /
+    "year") with its reason in words: a ticker filter without the company named; a
+    fiscal-year filter none of whose 10-Ks prints a year named (a 10-K prints its year and the
+    two before it)."""
+    out = {}
+    if chosen.tickers and (missing := [t for t in tickers if t not in chosen.tickers]):
+        out["ticker"] = (f"The ticker filter ({', '.join(chosen.tickers)}) excludes "
+                         f"{', '.join(missing)}, which the question names.")
+    have = chosen.fiscal_years
+    if have and (missing := [y for y in years if not any(y <= f <= y + 2 for f in have)]):
+        out["year"] = (f"The fiscal-year filter ({', '.join(map(str, have))}) excludes fiscal "
+                       f"{', '.join(map(str, missing))}, which the question names.")
     return out
 
 
