@@ -58,7 +58,9 @@ from finrag.tablegrid import TableView, table_view
 
 st.set_page_config(page_title="finrag · 10-K search", page_icon="📄", layout="wide")
 # Readable text (WCAG AA and well above: captions and quoted evidence in dark grey), tables that
-# keep their figures on one line, and narrower margins so three columns hold at 1024 px.
+# keep their figures on one line with a scrollbar that shows where a table is wider than its
+# column (Streamlit's is transparent until hovered), and narrower margins so three columns
+# hold at 1024 px.
 st.markdown("""<style>
 [data-testid="stCaptionContainer"] {opacity: 1 !important;}
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {color: #45474f;}
@@ -67,6 +69,8 @@ st.markdown("""<style>
 [data-testid="stTable"] td, [data-testid="stTable"] th {white-space: nowrap; padding: 2px 6px;}
 [data-testid="stTable"] td:first-child {white-space: normal; min-width: 7rem;}
 [data-testid="stTable"], [data-testid="stTable"] > div {overflow-x: auto;}
+[data-testid="stTable"] > div {scrollbar-width: auto !important;
+  scrollbar-color: #8a8d96 #eceef2 !important; padding-bottom: 2px;}
 [data-testid="stTable"] td:not(:first-child), [data-testid="stTable"] th:not(:first-child),
 [data-testid="stTable"] td:not(:first-child) p, [data-testid="stTable"] th:not(:first-child) p
 {text-align: right !important;}

@@ -8,6 +8,7 @@ produced here escapes everything that came from a filing, so a filing's `<script
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -202,15 +203,18 @@ def _head(chunk: Chunk) -> tuple[str, list[list[str]]]:
 
 
 def filing_year_ends(index) -> dict[tuple[str, int], str]:
-    """(ticker, fiscal year) -> the ISO date the fiscal year ended, as each filing's first pages
-    state it; a filing whose first pages hold no date, or an index that cannot read pages (a
-    server-only one), is left out."""
+    """(ticker, fiscal year) -> the ISO date the fiscal year ended, as the filing's passages
+    state it (those of its first pages, else any of its own); a filing whose passages hold no
+    date, or an index that cannot read a filing's passages (a server-only one), is left out."""
     if not hasattr(index, "page_chunks"):
         return {}
     out: dict[tuple[str, int], str] = {}
     for key, filing in index.filings().items():
         end = next((c.period_end for c in index.page_chunks(key, range(1, 6)) if c.period_end),
                    None)
+        if end is None:  # no passage on the first pages: any of the filing's own
+            payloads = index.filing_payloads([key]).get(key, {})
+            end = next((json.loads(p).get("period_end") for p in payloads.values()), None)
         if end:
             out.setdefault((filing["ticker"], int(filing["fiscal_year"])), end)
     return out

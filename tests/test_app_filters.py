@@ -31,7 +31,8 @@ def chunks() -> list[Chunk]:
         for i, text in enumerate(TEXTS):
             out.append(Chunk(chunk_id=f"{ticker}{year}{i}".ljust(32, "0"), ticker=ticker,
                              company=company, fiscal_year=year, period_end=end,
-                             chunk_type="narrative", section="Item 7", page=1 + i,
+                             chunk_type="narrative", section="Item 7",
+                             page=(1 if ticker == "AAPL" else 40) + i,  # META, WMT: none on p. 1
                              page_label=str(30 + i), text=f"{company} {text}",
                              filing_key=f"{ticker}{year}"))
     return out

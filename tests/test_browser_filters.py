@@ -1,0 +1,161 @@
+"""Issue 36 in a real browser (chromium, the app on a small index written with the fake
+embedder, so no model loads): the ticker list takes the exact ticker typed, a removed chip goes
+into the link and a reload gives the same page, an over-long paste is said, the coverage names
+each fiscal year's end, and table hits in the three columns show a scrollbar where they are
+wider than their column. Screenshots land in artifacts/."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from finrag.config import Settings
+from finrag.generation import publish, write_generation
+from finrag.models import Chunk
+from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, served_app
+
+FILINGS = [("AAPL", "Apple Inc.", 2024, "2024-09-28"),
+           ("META", "Meta Platforms, Inc.", 2024, "2024-12-31"),
+           ("WMT", "Walmart Inc.", 2025, "2025-01-31")]
+HEAD = [["", "Fiscal Years Ended", "", "", ""], ["(Amounts in millions)", "2025", "2024", "2023",
+                                                 "2022"]]
+
+
+def chunks() -> list[Chunk]:
+    out = []
+    for ticker, company, year, end in FILINGS:
+        grid = HEAD + [["Total revenues", "$680,985", "$648,125", "$611,289", "$572,754"],
+                       ["Capital expenditures", "(23,783)", "(20,606)", "(16,857)", "(13,106)"]]
+        text = "\n".join(" | ".join(c for c in r if c.strip()) for r in grid)
+        for i, (kind, body) in enumerate([
+                ("narrative", f"{company} capital expenditures and total revenues rose."),
+                ("table", text)]):
+            out.append(Chunk(chunk_id=f"{ticker}{i}".ljust(32, "0"), ticker=ticker,
+                             company=company, fiscal_year=year, period_end=end, chunk_type=kind,
+                             section="Item 8", page=50 + i, page_label=str(48 + i), text=body,
+                             table=grid if kind == "table" else None,
+                             filing_key=f"{ticker}{year}"))
+    return out
+
+
+@pytest.fixture
+def index(data_dir, fake_embedder, monkeypatch) -> Path:
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    cs = chunks()
+    write_generation(settings, "gen-000001", cs, fake_embedder.encode([c.text for c in cs]),
+                     fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    # the served app builds the fake query model (tests/conftest.py) instead of the real one
+    monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "tests"))
+    return data_dir
+
+
+@contextmanager
+def browser_on(index: Path, tmp_path: Path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with served_app(index, tmp_path / "streamlit.log") as url:
+        with sync_api.sync_playwright() as p:
+            # scrollbars drawn, as a desktop browser draws them (headless hides them)
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                        args=CHROMIUM_ARGS,
+                                        ignore_default_args=["--hide-scrollbars"])
+            try:
+                yield browser, url, sync_api
+            finally:
+                browser.close()
+
+
+QUESTION = "Meta capital expenditures 2024"
+
+
+@pytest.mark.slow
+def test_ticker_exact_chip_in_the_link_long_paste_and_year_ends(index, tmp_path):
+    with browser_on(index, tmp_path) as (browser, url, sync_api):
+        expect = sync_api.expect
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(url, wait_until="domcontentloaded")
+        # the coverage grid is drawn on a canvas: its cells are checked in
+        # tests/test_app_filters.py; its picture is taken here
+        coverage = page.locator(".st-key-coverage [data-testid='stDataFrame']")
+        expect(coverage).to_be_visible(timeout=60_000)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(ARTIFACTS / "app-coverage-year-ends.png"))
+        # typing "AAPL" offers AAPL alone, and Enter selects it alone
+        box = page.locator(".st-key-ticker input")
+        box.click()
+        box.press_sequentially("AAPL")
+        options = page.get_by_role("option")
+        expect(options.first).to_be_visible()
+        assert options.all_inner_texts() == ["AAPL · Apple Inc."], options.all_inner_texts()
+        page.screenshot(path=str(ARTIFACTS / "app-ticker-exact.png"))
+        box.press("Enter")
+        page.keyboard.press("Escape")
+        ticker = page.locator(".st-key-ticker")
+        expect(ticker.get_by_text("AAPL · Apple Inc.")).to_be_visible()
+        expect(ticker.get_by_text("META")).to_have_count(0)
+        page.wait_for_url(re.compile(r"ticker=AAPL"))
+        assert "META" not in urllib.parse.unquote(page.url)
+
+        # a chip removed goes into the link; the link reloaded gives the same page
+        page.goto(f"{url}/?q={urllib.parse.quote(QUESTION)}", wait_until="domcontentloaded")
+        said = page.get_by_text(re.compile("Answer, evidence and results searched with"))
+        expect(said).to_contain_text("META · FY2024", timeout=60_000)
+        page.get_by_role("button", name=re.compile("META · Meta Platforms")).click()
+        page.wait_for_url(re.compile(r"off=META"))
+        expect(said).to_contain_text("searched with: FY2024 (read from the question: FY2024)")
+        fused = page.locator(".st-key-col-fused")
+        expect(fused.get_by_text(re.compile(r"AAPL FY2024")).first).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / "app-chip-removed.png"))
+        shown = sorted(fused.locator("strong").all_inner_texts())
+        page.reload(wait_until="domcontentloaded")
+        expect(said).to_contain_text("searched with: FY2024 (read from the question: FY2024)",
+                                     timeout=60_000)
+        expect(fused.get_by_text(re.compile(r"AAPL FY2024")).first).to_be_visible()
+        assert sorted(fused.locator("strong").all_inner_texts()) == shown
+
+        # an over-long paste is refused with a message, the box keeping its first 2,000
+        question = page.get_by_label("Question")
+        question.fill("revenue " * 325)  # 2,600 characters
+        question.press("Enter")
+        expect(page.get_by_text(re.compile("2,600 characters long"))).to_be_visible(
+            timeout=60_000)
+        assert len(question.input_value()) == 2000
+        page.screenshot(path=str(ARTIFACTS / "app-long-paste.png"))
+
+
+SCROLLS = """els => els.map(t => { const d = t.querySelector(':scope > div') || t;
+  const cs = getComputedStyle(d);
+  return {over: d.scrollWidth > d.clientWidth + 1, auto: cs.overflowX === 'auto',
+          bar: d.offsetHeight - d.clientHeight - 2, color: cs.scrollbarColor}; })"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_table_hits_show_a_scrollbar_where_wider_than_their_column(index, tmp_path, width):
+    with browser_on(index, tmp_path) as (browser, url, sync_api):
+        page = browser.new_page(viewport={"width": width, "height": 1000})
+        page.goto(f"{url}/?q={urllib.parse.quote('total revenues capital expenditures')}",
+                  wait_until="domcontentloaded")
+        tables = page.locator("[class*='st-key-col-'] [data-testid='stTable']")
+        sync_api.expect(tables.first).to_be_visible(timeout=60_000)
+        found = tables.evaluate_all(SCROLLS)
+        assert found, "no table hit in the columns"
+        for t in found:  # whole, or a scroll that shows: a drawn bar in a visible colour
+            assert not t["over"] or (t["auto"] and t["bar"] >= 8
+                                     and "rgba(0, 0, 0, 0)" not in t["color"]), t
+        # the period labels sit over their figures (both right-aligned in one column)
+        first = tables.first
+        head = first.locator("th").nth(1).bounding_box()
+        cell = first.locator("tbody tr").first.locator("td").nth(1).bounding_box()
+        assert abs((head["x"] + head["width"]) - (cell["x"] + cell["width"])) < 2
+        page.locator(".st-key-col-dense").scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"app-tables-{width}.png"))
