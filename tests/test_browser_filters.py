@@ -159,3 +159,30 @@ def test_table_hits_show_a_scrollbar_where_wider_than_their_column(index, tmp_pa
         page.locator(".st-key-col-dense").scroll_into_view_if_needed()
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"app-tables-{width}.png"))
+
+
+@pytest.mark.slow
+def test_a_filter_that_excludes_the_company_asked_is_cleared_in_one_click_and_export(
+        index, tmp_path):
+    with browser_on(index, tmp_path) as (browser, url, sync_api):
+        expect = sync_api.expect
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        question = urllib.parse.quote("Apple capital expenditures 2024")
+        page.goto(f"{url}/?ticker=WMT&q={question}", wait_until="domcontentloaded")
+        why = page.locator(".st-key-excluded-ticker")
+        expect(why.get_by_text("The ticker filter (WMT) excludes AAPL, which the question "
+                               "names.")).to_be_visible(timeout=60_000)
+        fused = page.locator(".st-key-col-fused")
+        expect(fused.get_by_text(re.compile(r"WMT FY2025")).first).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / "app-filter-excludes.png"))
+        why.get_by_role("button", name="Clear the ticker filter").click()
+        expect(why).to_have_count(0, timeout=60_000)
+        expect(fused.get_by_text(re.compile(r"AAPL FY2024")).first).to_be_visible()
+        expect(fused.get_by_text(re.compile(r"WMT FY2025"))).to_have_count(0)
+        # the Markdown export stands alone: the question, its filters, whole tables with units
+        with page.expect_download() as got:
+            page.get_by_role("button", name="Results as Markdown").click()
+        md = Path(got.value.path()).read_text()
+        assert md.startswith("# Apple capital expenditures 2024\n\nFilters: AAPL · FY2024\n")
+        assert "   Unit: (Amounts in millions)" in md
+        assert "   | Capital expenditures | (23,783) | (20,606) | (16,857) | (13,106) |" in md
