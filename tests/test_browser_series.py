@@ -41,3 +41,20 @@ def test_a_series_shows_its_table_and_a_chart_that_cites_on_hover(sample_index, 
         page.screenshot(path=str(ARTIFACTS / "app-series.png"), full_page=False)
         sync_api.expect(tip).to_contain_text("Total revenues")
         sync_api.expect(tip).to_contain_text("p. 49")
+
+
+@pytest.mark.slow
+def test_peers_show_companies_as_columns_and_bars(sample_index, tmp_path):
+    question = "Compare Apple and Tesla operating margin 2024"
+    with asked_in_browser(sample_index, tmp_path, question) as (page, sync_api):
+        panel = page.locator(".st-key-answer-figure")
+        table = panel.locator("table").first
+        sync_api.expect(table.get_by_text("AAPL FY2024")).to_be_visible(timeout=90_000)
+        sync_api.expect(table.get_by_text("TSLA FY2024")).to_be_visible()
+        for cell in ("31.5", "7.2"):
+            sync_api.expect(table.get_by_text(cell, exact=True)).to_be_visible()
+        sync_api.expect(panel.get_by_text("ends months apart").first).to_be_visible()
+        sync_api.expect(panel.locator(".st-key-answer-chart .vega-embed").first).to_be_visible(
+            timeout=30_000)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "app-peers.png"), full_page=False)

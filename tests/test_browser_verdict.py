@@ -30,7 +30,7 @@ def test_a_verdict_heads_the_answer_with_its_figures_and_citations(sample_index,
                 sync_api.expect(panel.get_by_text("total assets per $1 of revenue").first
                                 ).to_be_visible()
                 table = panel.locator("table")
-                sync_api.expect(table.get_by_text("FY2024")).to_be_visible()
+                sync_api.expect(table.get_by_text("FY2024")).to_be_visible(timeout=30_000)
                 sync_api.expect(table.get_by_text("1.25")).to_be_visible()
                 for line in ("'Total assets'", "'Total revenues'"):
                     sync_api.expect(panel.get_by_text(line).first).to_be_visible()
