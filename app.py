@@ -378,6 +378,9 @@ with st.expander("A filing's statements", expanded=bool(st.query_params.get("fil
                           bind="query-params", placeholder="Pick a company and fiscal year")
     if picked:
         show_statements(choices[picked].key)
+    if not choices:
+        st.caption("No filing list in this index (one read from a Qdrant server alone): "
+                   "statements need the data directory that built it.")
 
 with st.expander("Canary queries"):
     canaries = get_canaries()

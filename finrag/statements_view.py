@@ -85,7 +85,10 @@ class StatementTable:
 
 def filing_choices(index) -> dict[str, FilingChoice]:
     """Every indexed filing by its name in a picker ("TSLA FY2024"; a second filing of the
-    same company and year, such as a 10-K/A, adds its key), by ticker then fiscal year."""
+    same company and year, such as a 10-K/A, adds its key), by ticker then fiscal year; none
+    for an index read from a Qdrant server alone (it keeps no filing list)."""
+    if not hasattr(index, "filings"):
+        return {}
     filings = sorted((FilingChoice(key, f["ticker"], int(f["fiscal_year"]), f["source"])
                       for key, f in index.filings().items()),
                      key=lambda c: (c.ticker, c.fiscal_year, c.key))
