@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import sqlite3
-from array import array
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from finrag.index import (
     open_table,
     table_facets,
 )
-from finrag.lexical import K1, B, average_length, document_vector
+from finrag.lexical import K1, B, average_length, document_vector, term_counts, weigh
 from finrag.manifest import FORMAT_VERSION
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
@@ -48,6 +47,7 @@ from finrag.vocabulary import PHRASES_FINGERPRINT
 
 POINT_BATCH = 1024
 SCRATCH = "vectors.scratch"  # a whole write's page-context vectors, until its points are written
+TERMS_SCRATCH = "terms.scratch"  # and its chunks' BM25 term counts (SQLite, attached as scratch)
 
 
 def write_generation(
@@ -83,13 +83,15 @@ def write_filings(
     memory_gb = writer_memory_gb(writer_memory)
     tmp = _start(settings, name)
     con = _create_tables(tmp / TABLE)
+    con.execute("ATTACH DATABASE ? AS scratch", (str(tmp / TERMS_SCRATCH),))
     counts, numbered, avgdl = _fill_tables(con, filings, tmp / SCRATCH, dim, replace)
     store, backend = _create_store(settings, tmp, name, dim, memory_gb)
-    _write_points(store, _table_points(con, tmp / SCRATCH, dim, numbered), avgdl)
+    _write_points(store, _table_points(con, tmp / SCRATCH, dim, numbered, avgdl))
     if store.keeps_payloads:
         _write_table_facts(store, con)
     con.close()
     (tmp / SCRATCH).unlink()
+    (tmp / TERMS_SCRATCH).unlink()
     backend.update(store.finish() or {})  # edge: HNSW build (optimize) + flush; its figures
     crash_point("flush")
     manifest = {
@@ -112,36 +114,48 @@ def write_filings(
 
 def _fill_tables(con: sqlite3.Connection, filings, scratch: Path, dim: int,
                  replace: bool) -> tuple[dict, int, float]:
-    """Pass one of `write_filings`: every batch's rows, in one transaction, and its page-context
-    vectors appended to `scratch` in row order (with `replace`, a batch holding a filing
-    written before replaces it: its rows go, its vectors stay unread); returns the row
-    counts, the rows numbered and BM25's average length."""
-    lengths: dict[str, array] = {}  # filing -> its chunks' term counts
+    """Pass one of `write_filings`: every batch's rows, in one transaction, its page-context
+    vectors appended to `scratch` in row order and its chunks' BM25 term counts into the
+    attached scratch database, each chunk tokenized once (with `replace`, a batch holding a
+    filing written before replaces it: its rows go, its vectors and terms stay unread);
+    returns the row counts, the rows numbered and BM25's average length."""
+    written: set[str] = set()  # filings written so far
     rows = {"chunks": 0, "facts": 0}
+    con.execute("PRAGMA scratch.journal_mode = OFF")  # a leftover, never read after a crash
+    con.execute("CREATE TABLE scratch.terms (row INTEGER PRIMARY KEY, length INTEGER,"
+                " counts BLOB)")
     with open(scratch, "wb") as out:
         for chunks, vectors, facts in filings:
             if len(vectors) != len(chunks) or (len(chunks) and vectors.shape[1] != dim):
                 raise ValueError(f"{len(chunks)} chunks came with vectors of shape "
                                  f"{np.shape(vectors)}, not ({len(chunks)}, {dim})")
-            again = list({c.filing_key for c in chunks} & lengths.keys()) if replace else []
+            again = list({c.filing_key for c in chunks} & written) if replace else []
             if again:  # a filing written before: this batch replaces it
                 marks = ",".join("?" * len(again))
                 for table in ("chunks", "facts"):
                     con.execute(f"DELETE FROM {table} WHERE filing_key IN ({marks})", again)
-                for key in again:
-                    del lengths[key]
+            written.update(c.filing_key for c in chunks)
             _insert_chunks(con, chunks, rows["chunks"])  # a row is its vector's place in
             _insert_facts(con, facts, rows["facts"])  # the scratch file
+            _insert_terms(con, chunks, rows["chunks"])
             rows["chunks"] += len(chunks)
             rows["facts"] += len(facts)
-            for c in chunks:  # by filing, so that a replaced one's counts go too
-                lengths.setdefault(c.filing_key, array("I")).append(len(bm25_terms(c)))
             stored = _stored_vectors(chunks, vectors)
             out.write(np.ascontiguousarray(stored, dtype=np.float32).tobytes())
     crash_point("chunks")  # rows written, not committed
     con.commit()
     counts = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in rows}
-    return counts, rows["chunks"], average_length(n for part in lengths.values() for n in part)
+    lengths = con.execute("SELECT t.length FROM chunks JOIN scratch.terms t USING (row)")
+    return counts, rows["chunks"], average_length(n for (n,) in lengths)
+
+
+def _insert_terms(con: sqlite3.Connection, chunks: list[Chunk], first_row: int) -> None:
+    """Each chunk's BM25 length and term counts (`term_counts`, as uint32 pairs) by row."""
+    for i, c in enumerate(chunks):
+        terms = bm25_terms(c)
+        pairs = np.array(term_counts(terms), dtype=np.uint32).reshape(-1, 2)
+        con.execute("INSERT INTO scratch.terms VALUES (?,?,?)",
+                    (first_row + i, len(terms), pairs.tobytes()))
 
 
 # The order the engine's points are written in: by company, fiscal year and chunk type (the
@@ -151,20 +165,23 @@ def _fill_tables(con: sqlite3.Connection, filings, scratch: Path, dim: int,
 POINT_ORDER = "ORDER BY ticker, fiscal_year, chunk_type, company, row"
 
 
-def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int):
-    """(chunk, stored vector) for every row of the chunk table, in `POINT_ORDER`, read back a
-    batch at a time (pass two of `write_filings`); `n`: the rows numbered, the scratch file's
-    vectors. The vectors are read, not mapped: mapped, every page read would stay in the
-    writer's resident memory to the end (1.5 GB a million chunks)."""
+def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int, avgdl: float):
+    """(chunk, stored vector, BM25 vector) for every row of the chunk table, in
+    `POINT_ORDER`, read back a batch at a time (pass two of `write_filings`); `n`: the rows
+    numbered, the scratch file's vectors. The vectors are read, not mapped: mapped, every page
+    read would stay in the writer's resident memory to the end (1.5 GB a million chunks)."""
     if not n:
         return
     size = dim * 4
-    cursor = con.execute(f"SELECT row, payload FROM chunks {POINT_ORDER}")
+    cursor = con.execute("SELECT row, payload, t.length, t.counts FROM chunks JOIN scratch.terms"
+                         f" t USING (row) {POINT_ORDER}")
     with open(scratch, "rb", buffering=0) as fh:
         while batch := cursor.fetchmany(POINT_BATCH):
-            for row, payload in batch:
+            for row, payload, length, counts in batch:
                 vector = np.frombuffer(os.pread(fh.fileno(), size, row * size), np.float32)
-                yield Chunk.model_validate_json(payload), vector
+                pairs = np.frombuffer(counts, np.uint32).reshape(-1, 2).tolist()
+                yield (Chunk.model_validate_json(payload), vector,
+                       weigh(pairs, length, avgdl))
 
 
 def _write_table_facts(store, con: sqlite3.Connection) -> None:
@@ -202,8 +219,7 @@ def write_update(
         store.roll_back(manifest["backend"]["version"])  # what a build that died left
         store.retire(drop, version)
         crash_point("retired")
-        _write_points(store, zip(chunks, _stored_vectors(chunks, vectors)), avgdl,
-                      born=version)
+        _write_points(store, _points(chunks, vectors, avgdl), born=version)
         store.write_facts(_fact_payloads(facts, first_fact_row, born=version))
         backend = {**manifest["backend"], "version": version}
         manifest["facets"] = table_facets_at(tmp)
@@ -218,7 +234,7 @@ def write_update(
                              f"index {len(base):,} chunks; the index is unchanged; run the "
                              "build again, and if this repeats rebuild it with --rebuild")
         store.delete_filings(drop)
-        _write_points(store, zip(chunks, _stored_vectors(chunks, vectors)), avgdl)
+        _write_points(store, _points(chunks, vectors, avgdl))
         backend = {**manifest["backend"], **store.finish(optimize=False)}
         # points deleted since the shard was written whole: the engine keeps them in BM25's
         # document counts (idf) until a rebuild (docs/scale.md); `ingest status` says how many
@@ -465,15 +481,13 @@ def _create_store(settings, directory, name, dim, memory_gb: float):
     return store, kind
 
 
-def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray]], avgdl: float,
+def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray, tuple]],
                   born: int | None = None) -> None:
-    """Each (chunk, stored vector)'s point, both legs, in batches. The dense leg keeps
-    page-context vectors (`page_context_vectors`, computed per page of a filing, so a filing's
-    vectors do not depend on which other filings are indexed). `born`: the generation an
-    update of a server collection writes them for."""
+    """Each (chunk, stored vector, BM25 vector)'s point, both legs, in batches. `born`: the
+    generation an update of a server collection writes them for."""
     batch: list[StorePoint] = []
-    for chunk, vector in points:
-        batch.append(StorePoint(chunk.chunk_id, vector, document_vector(bm25_terms(chunk), avgdl),
+    for chunk, vector, terms in points:
+        batch.append(StorePoint(chunk.chunk_id, vector, terms,
                                 _payload(chunk, whole=store.keeps_payloads, born=born)))
         if len(batch) == POINT_BATCH:
             store.upsert(batch)
@@ -482,6 +496,14 @@ def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray]], avgdl: floa
     if batch:
         store.upsert(batch)
         crash_point("vectors")
+
+
+def _points(chunks: list[Chunk], vectors: np.ndarray, avgdl: float):
+    """(chunk, stored vector, BM25 vector) of these chunks (whole filings). The dense leg keeps
+    page-context vectors (`page_context_vectors`, computed per page of a filing, so a filing's
+    vectors do not depend on which other filings are indexed)."""
+    for chunk, vector in zip(chunks, _stored_vectors(chunks, vectors)):
+        yield chunk, vector, document_vector(bm25_terms(chunk), avgdl)
 
 
 def _stored_vectors(chunks: list[Chunk], vectors: np.ndarray) -> np.ndarray:

@@ -49,10 +49,22 @@ def average_length(lengths: Iterable[int]) -> float:
 def document_vector(terms: list[str], avgdl: float, *, k1: float = K1,
                     b: float = B) -> tuple[list[int], list[float]]:
     """(dimensions, weights) of one document: the BM25 term-frequency part of each term."""
-    norm = k1 * (1 - b + b * len(terms) / avgdl)
+    return weigh(term_counts(terms), len(terms), avgdl, k1=k1, b=b)
+
+
+def term_counts(terms: list[str]) -> list[tuple[int, int]]:
+    """(dimension, count) of each distinct term of a document, in the order first met: what
+    its weights are made of once avgdl is known (`weigh`), so a whole write tokenizes each
+    chunk once though avgdl is known only after the last one (finrag.generation)."""
+    return [(term_id(term), tf) for term, tf in Counter(terms).items()]
+
+
+def weigh(counts: list[tuple[int, int]], length: int, avgdl: float, *, k1: float = K1,
+          b: float = B) -> tuple[list[int], list[float]]:
+    """(dimensions, weights) of a document of `length` terms from its `term_counts`."""
+    norm = k1 * (1 - b + b * length / avgdl)
     weights: dict[int, float] = {}
-    for term, tf in Counter(terms).items():
-        dim = term_id(term)
+    for dim, tf in counts:
         weights[dim] = weights.get(dim, 0.0) + tf * (k1 + 1) / (tf + norm)
     dims = sorted(weights)
     return dims, [weights[d] for d in dims]
