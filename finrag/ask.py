@@ -140,17 +140,23 @@ def _the_change(q: Question) -> Question:
 
 def _narrated(index, result: SearchResult, q: Question, kind: str, figure: Outcome,
               companies: dict[str, str]) -> Outcome:
-    """The filing's sentences that answer a question asked in words (finrag.narrate)."""
+    """The filing's sentences that answer a question asked in words (finrag.narrate), from
+    the filings of the company and fiscal years the question names (a FY2018 10-K does not say
+    what drove FY2022's margin; another company's passage never answers); none where the
+    question names no company the index holds."""
     from finrag.tokens import tokenize
 
     names = set()
     for t in set(q.tickers) | set(result.filters.tickers):
         names |= {t.lower(), *tokenize(companies.get(t, ""))}
-    quotes = passage.quotes(result.query, result.fused, names, kind)
+    named = set(parse(result.query).years)  # the years the question itself names
+    hits = [h for h in result.fused if h.chunk.ticker in q.tickers
+            and (not named or h.chunk.fiscal_year in named)]
+    quotes = passage.quotes(result.query, hits, names, kind)
     if kind == passage.LIST and quotes:  # a list goes on past the passage that starts it
         more = _around(index, quotes, {h.chunk_id for h in result.fused})
         if more:
-            quotes = passage.quotes(result.query, result.fused + more, names, kind)
+            quotes = passage.quotes(result.query, hits + more, names, kind)
     return narrate.narrate(result.query, kind, figure, quotes, result.fused,
                            narrate.generator_from_env)
 

@@ -160,7 +160,7 @@ def sentences(text: str) -> list[str]:
         words = s.split()
         if not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s:
             continue
-        if sum(any(c.isdigit() for c in w) for w in words) > len(words) / 3:
+        if sum(any(c.isdigit() for c in w) for w in words) > len(words) / 4:
             continue  # a row of figures, not a sentence
         out.append(s)
     return out

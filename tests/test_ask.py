@@ -136,3 +136,33 @@ def test_a_list_stated_past_the_passage_search_found_is_quoted_whole(tmp_path):
         assert {q.hit.chunk_id for q in got} == {yardbird.chunk_id, health.chunk_id}
     finally:
         index.close()
+
+
+def test_a_why_answer_quotes_only_the_company_and_years_asked():
+    """Another company's MD&A, or the same company's older 10-K, may give a cause in the same
+    words; only the filing asked about answers, and a question naming no indexed company gets
+    no quote at all."""
+    from finrag.answer import Outcome
+    from finrag.ask import _narrated
+    from finrag.passage import CAUSE
+
+    def hit(n, ticker, year, text):
+        c = Chunk(chunk_id=f"{n:x}" * 32, ticker=ticker, fiscal_year=year, chunk_type="narrative",
+                  section="Item 7", page=30, text=text, company=ticker)
+        return Hit(chunk_id=c.chunk_id, rank=n, score=1.0 / n, chunk=c)
+
+    cause = "Operating margin decreased primarily due to higher litigation charges in {}."
+    fused = [hit(1, "VZ", 2022, cause.format("the wireless business")),
+             hit(2, "MMM", 2018, cause.format("the identity management divestiture")),
+             hit(3, "MMM", 2022, cause.format("Combat Arms Earplugs"))]
+    companies = {"MMM": "3M COMPANY", "VZ": "VERIZON COMMUNICATIONS INC"}
+    question = "What drove operating margin change as of FY2022 for 3M?"
+    result = SearchResult(query=question, filters=Filters(), fused=fused)
+    out = _narrated(None, result, parse(question, companies), CAUSE, Outcome(None, None),
+                    companies)
+    assert [s["citation"]["ticker"] for s in out.answer.sentences] == ["MMM"]
+    assert "Combat Arms" in out.answer.sentences[0]["text"]
+    nobody = "What drove operating margin change in FY2022?"
+    result = SearchResult(query=nobody, filters=Filters(), fused=fused)
+    assert _narrated(None, result, parse(nobody, companies), CAUSE, Outcome(None, None),
+                     companies).answer is None
