@@ -18,6 +18,10 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     # the statement facts are indexed with the chunks, and `ask` answers figure questions there
     assert report["facts"] > 1000 and report["ask_ms"]["questions"] == 8
     assert report["ask_ms"]["answered"] >= 4
+    # why questions timed end to end (their quotes are checked in tests/test_ask_cli.py: a
+    # 1,500-chunk sample need not hold the MD&A page that answers)
+    narrative = report["ask_ms"]["narrative"]
+    assert narrative["asked"] == 6 and narrative["total"]["p50"] > 0
     for key in ("build_s", "open_s", "rss_mb", "disk_mb", "speedup_fused_p50"):
         assert report[key] > 0
     # resident memory split into the process's own and the mapped index files' pages
