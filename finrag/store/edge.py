@@ -22,9 +22,12 @@ flushed it and the build has published it, so a WAL buys nothing, and without on
 reader processes (the app, `finrag search`) can open the same finished shard at once (with a
 WAL the second open fails on its lock).
 
-`finish()` runs the shard's optimizers (`optimize()`), which build an HNSW graph for segments
-above the optimizer's indexing threshold (a 400-point shard stays below it, 8,000 points are
-indexed), so an unfiltered query walks a graph instead of scanning every vector. It holds the
+A whole write bounds its memory by a segment size (`create(segment_points=...)`,
+finrag.store.writer_memory): each time the appendable segment holds that many points it is
+optimized alone into a sealed segment. `finish()` runs the shard's optimizers (`optimize()`)
+on what is left; they build an HNSW graph for segments above the optimizer's indexing
+threshold (a 400-point shard stays below it, 8,000 points are indexed), so an unfiltered
+query walks a graph instead of scanning every vector. It holds the
 GIL while it runs (4.5 s at 10k points, ~180 s at 100k on these 2 cores with other work
 running), which is a build-time cost only. A query with a filter is always exact
 (`SearchParams(exact=True)`: a scan of the points that pass, found through the payload indexes),
@@ -122,7 +125,7 @@ class EdgeStore:
                                                               memory=SPARSE_MEMORY)},
             hnsw_config=qe.HnswIndexConfig(**HNSW),
             wal_enabled=False,
-            optimizers=None if segment_points is None else _optimizers(segment_points, dim),
+            **({} if segment_points is None else {"optimizers": _optimizers(segment_points, dim)}),
         )
         shard = qe.EdgeShard.create(str(path), config)
         for field, kind in PAYLOAD_INDEXES.items():
