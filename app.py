@@ -171,8 +171,12 @@ def vet_link() -> str:
     question = st.query_params.get("q", "")
     if len(question) > MAX_QUERY_CHARS:
         link.pop("q", None)
-        st.session_state["q"] = question[:MAX_QUERY_CHARS]
-        return (f"The question in the link is {len(question):,} characters long; questions are "
+        # the box is bound to the link: cut the link, and run again so the box reads it cut
+        st.query_params["q"] = question[:MAX_QUERY_CHARS]
+        st.session_state["q-link-cut"] = len(question)
+        st.rerun()
+    if cut := st.session_state.pop("q-link-cut", None):
+        return (f"The question in the link is {cut:,} characters long; questions are "
                 f"limited to {MAX_QUERY_CHARS:,}, so it was not searched. The box keeps its first "
                 f"{MAX_QUERY_CHARS:,}: shorten it and press Enter.")
     return ""
