@@ -198,6 +198,8 @@ def test_adding_replacing_and_removing_write_only_those_filings_points(world):
     assert set(_answers(writer)["facets"]["companies"]) == {"TSLA"}
 
 
+@pytest.mark.slow  # two engines through five updates, 16 searches each (~7 s); the fast loop
+# compares the engines after one build (tests/test_search.py, test_server_backend_gives_...)
 def test_a_server_index_grown_in_place_ranks_as_the_embedded_one_grown_alike(world):
     """The same builds and removal on both engines: the same fused lists, facts and facets
     after every step (the updates keep the first build's avgdl on both)."""
