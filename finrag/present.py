@@ -161,9 +161,12 @@ def cited_rows(index, answer) -> list[tuple[Chunk, TableView]]:
 
 def whole_table(index, chunk: Chunk) -> TableView:
     """The whole table a table chunk is part of, as one view: ingest cuts a long table into
-    consecutive chunks of its page, each repeating the caption and heading rows, so the parts
-    are the run of table chunks around this one on its page with the same caption and heading
-    rows. The chunk alone where its page or its index cannot say (a server-only index)."""
+    consecutive chunks of its page, each repeating the caption and heading rows, and a table
+    printed over several pages repeats its heading rows at the top of each. So the parts are
+    the run of table chunks around this one on its page with the same caption and heading
+    rows, and, where that run ends its page (or starts it), the run that starts the next page
+    (or ends the one before) with the same heading rows. The chunk alone where its page or its
+    index cannot say (a server-only index)."""
     own = table_view(chunk.table or [], chunk.text)
     if not (chunk.table and chunk.filing_key and chunk.page and hasattr(index, "page_chunks")):
         return own
@@ -174,18 +177,49 @@ def whole_table(index, chunk: Chunk) -> TableView:
     at = next((i for i, c in enumerate(page) if c.chunk_id == chunk.chunk_id), None)
     if at is None:
         return own
-    first, last = at, at
-    while first > 0 and _head(page[first - 1]) == head:
-        first -= 1
-    while last + 1 < len(page) and _head(page[last + 1]) == head:
-        last += 1
-    views = [table_view(c.table, c.text) for c in page[first:last + 1]]
+    parts = _run(page, at, lambda c: _head(c) == head)
+    before = _continued(index, chunk, head[1], -1) if parts[0] is page[0] else []
+    after = _continued(index, chunk, head[1], 1) if parts[-1] is page[-1] else []
+    parts = before + parts + after
+    views = [table_view(c.table, c.text) for c in parts]
     if any(v.columns != own.columns for v in views):
         return own
     # unlabelled columns show the heading rows as rows: once, at the top
     shown = 0 if own.labelled else len(own.rows) - (_rows(chunk) - len(head[1]))
     rows = own.rows[:shown] + [r for v in views for r in v.rows[shown:]]
     return TableView(own.columns, rows, own.unit, own.labelled)
+
+
+def _run(page: list[Chunk], at: int, same) -> list[Chunk]:
+    """The chunks around page[at] (itself included) for which `same` holds, in page order."""
+    first, last = at, at
+    while first > 0 and same(page[first - 1]):
+        first -= 1
+    while last + 1 < len(page) and same(page[last + 1]):
+        last += 1
+    return page[first:last + 1]
+
+
+def _continued(index, chunk: Chunk, heading: list[list[str]], step: int) -> list[Chunk]:
+    """The parts of chunk's table on the pages after it (step 1) or before it (-1): each page
+    that starts (ends) with table chunks under the same heading rows adds them, and the walk
+    goes on while they fill the page."""
+    def same(c: Chunk) -> bool:
+        return _head(c)[1] == heading
+
+    out: list[Chunk] = []
+    number = chunk.page + step
+    while number > 0:
+        page = index.page_chunks(chunk.filing_key, [number])
+        edge = 0 if step > 0 else len(page) - 1
+        if not page or not same(page[edge]):
+            break
+        run = _run(page, edge, same)
+        out = out + run if step > 0 else run + out
+        if len(run) < len(page):  # the table ends (starts) on this page
+            break
+        number += step
+    return out
 
 
 def _rows(chunk: Chunk) -> int:

@@ -124,6 +124,51 @@ def test_a_split_table_exports_whole_with_its_unit_line():
     assert "   | Energy generation and storage | 10,086 | 6,035 | 3,909 |" in md
 
 
+def _on(page: int, n: int, rows: list[list[str]], head=HEAD) -> Chunk:
+    grid = head + rows
+    return table_chunk(n, rows).model_copy(update={"page": page, "table": grid})
+
+
+class Book:
+    """An index of a filing whose pages hold these chunks, in page order."""
+
+    def __init__(self, pages: dict[int, list[Chunk]]):
+        self.pages = pages
+
+    def page_chunks(self, filing_key, pages):
+        return [c for p in sorted(pages) for c in self.pages.get(p, [])]
+
+
+def _note(page: int, n: int, text: str) -> Chunk:
+    return Chunk(chunk_id=f"{n:032x}", ticker="TSLA", fiscal_year=2024, chunk_type="narrative",
+                 page=page, text=text, filing_key="TSLA2024")
+
+
+def test_a_table_continued_on_the_next_pages_exports_whole():
+    """A table that ends page 52 and goes on at the top of pages 53 and 54 under the same
+    heading rows is one table, from any of its parts; what follows it is not."""
+    first = _on(52, 11, [["Automotive sales", "72,480", "78,509", "67,210"]])
+    second = _on(53, 12, [["Regulatory credits", "2,763", "1,790", "1,776"]])
+    third = _on(54, 13, [["Services and other", "10,534", "8,319", "6,091"]])
+    later = _on(54, 15, [["Leases", "1,200", "1,100", "1,000"]])  # after a paragraph
+    book = Book({52: [_note(52, 10, "Revenues by source:"), first], 53: [second],
+                 54: [third, _note(54, 14, "Leasing follows."), later],
+                 55: [_note(55, 16, "Segments:"), _on(55, 17, [["Other", "1", "2", "3"]])]})
+    lines = ["Automotive sales", "Regulatory credits", "Services and other"]
+    for part in (first, second, third):
+        assert [r[0] for r in whole_table(book, part).rows] == lines
+    assert [r[0] for r in whole_table(book, later).rows] == ["Leases"]
+
+
+def test_a_table_on_the_next_page_under_other_headings_is_another_table():
+    first = _on(52, 11, [["Automotive sales", "72,480", "78,509", "67,210"]])
+    other = _on(53, 12, [["Cash", "16,139", "16,398", ""]],
+                head=[["", "December 31,", "", ""], ["(in millions)", "2024", "2023", ""]])
+    book = Book({52: [first], 53: [other]})
+    assert [r[0] for r in whole_table(book, first).rows] == ["Automotive sales"]
+    assert [r[0] for r in whole_table(book, other).rows] == ["Cash"]
+
+
 def test_a_table_alone_on_its_page_or_without_heading_rows_is_itself():
     assert whole_table(object(), PART1).rows == table_view(PART1.table, PART1.text).rows
 
