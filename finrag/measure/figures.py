@@ -10,16 +10,12 @@ or any page holding the XBRL fact). FinanceBench's answers: finrag.measure.finan
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from finrag.book import SCALE, convert
 from finrag.measure.answer_tally import summarize
-
-
-class DataError(ValueError):
-    """A question file is missing or malformed; the message names the file and line."""
+from finrag.measure.keyfile import read_jsonl
 
 
 @dataclass
@@ -39,22 +35,9 @@ class FigureQuestion:
 
 def load_figures(path: Path) -> list[FigureQuestion]:
     """The questions of a figures .jsonl; `filing` is relative to the file's folder's parent."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: not found (a figures .jsonl, "
-                        "e.g. ../shared/data/eval/figures.dev.jsonl)")
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-            out.append(_figure(d, path.parent.parent))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise DataError(f"{path}:{n}: not a figures question ({exc!r})") from None
-    if not out:
-        raise DataError(f"{path}: no questions")
-    return out
+    root = Path(path).parent.parent
+    return read_jsonl(path, lambda d: _figure(d, root), "a figures question",
+                      "../shared/data/eval/figures.dev.jsonl")
 
 
 def _figure(d: dict, root: Path) -> FigureQuestion:

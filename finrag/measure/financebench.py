@@ -10,13 +10,10 @@ of a chunk read from a PDF; FinanceBench's `evidence_page_num` is the 0-based pa
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-
-class DataError(ValueError):
-    """The benchmark files are missing or malformed; the message names the file."""
+from finrag.measure.keyfile import DataError, read_jsonl
 
 
 @dataclass(frozen=True)
@@ -48,9 +45,11 @@ def load(questions_file: Path, pdfs_dir: Path, doc_index: Path) -> tuple[list[Qu
         if not Path(path).exists():
             raise DataError(f"{path}: not found "
                             "(FinanceBench: questions.jsonl, pdfs/, doc_index.csv)")
+    records = read_jsonl(questions_file, dict, "a FinanceBench record",
+                         "../shared/data/financebench/questions.dev.jsonl")
     docs = _documents(Path(doc_index), Path(pdfs_dir))
     questions, skipped = [], []
-    for n, record in enumerate(_records(Path(questions_file)), start=1):
+    for n, record in enumerate(records, start=1):
         try:
             name = record["doc_name"]
             pages = {int(e["evidence_page_num"]) + 1 for e in record["evidence"]
@@ -69,18 +68,6 @@ def load(questions_file: Path, pdfs_dir: Path, doc_index: Path) -> tuple[list[Qu
     if not questions:
         raise DataError(f"{questions_file}: no question has its PDF in {pdfs_dir}")
     return questions, skipped
-
-
-def _records(path: Path) -> list[dict]:
-    records = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-    return records
 
 
 def _documents(doc_index: Path, pdfs_dir: Path) -> dict[str, Document]:

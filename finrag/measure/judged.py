@@ -10,12 +10,11 @@ figures and extracts are counted apart.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from finrag.measure.answer_tally import summarize
-from finrag.measure.figures import DataError
+from finrag.measure.keyfile import read_jsonl
 
 KINDS = ("verdict", "figures", "extract")
 _NUMBER = re.compile(r"(?<![\w.])-?\$?\d[\d,]*(?:\.\d+)?")
@@ -23,27 +22,18 @@ _NUMBER = re.compile(r"(?<![\w.])-?\$?\d[\d,]*(?:\.\d+)?")
 
 def load_key(path: Path) -> dict[str, dict]:
     """id -> key record of a judged .jsonl; a malformed line names the file and line."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: not found (a judged key .jsonl, e.g. "
-                        "../shared/data/eval/financebench.dev.judged.jsonl)")
-    out = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-            if d["kind"] not in KINDS:
-                raise ValueError(f"kind {d['kind']!r} is not one of {', '.join(KINDS)}")
-            out[d["id"]] = {"kind": d["kind"], "verdict": d.get("verdict"),
-                            "numbers": [(float(v), float(t)) for v, t in d.get("numbers") or []],
-                            "terms": [[w.lower() for w in g] for g in d.get("terms") or []],
-                            "note": d.get("note", "")}
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise DataError(f"{path}:{n}: not a judged key ({exc})") from None
-    if not out:
-        raise DataError(f"{path}: no keys")
-    return out
+    keys = read_jsonl(path, _key, "a judged key",
+                      "../shared/data/eval/financebench.dev.judged.jsonl")
+    return dict(keys)
+
+
+def _key(d: dict) -> tuple[str, dict]:
+    if d["kind"] not in KINDS:
+        raise ValueError(f"kind {d['kind']!r} is not one of {', '.join(KINDS)}")
+    return d["id"], {"kind": d["kind"], "verdict": d.get("verdict"),
+                     "numbers": [(float(v), float(t)) for v, t in d.get("numbers") or []],
+                     "terms": [[w.lower() for w in g] for g in d.get("terms") or []],
+                     "note": d.get("note", "")}
 
 
 def numbers_in(text: str) -> list[float]:

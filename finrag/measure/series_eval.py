@@ -10,12 +10,12 @@ left out). A wrong point in a chart is a wrong answer, so points are tallied too
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from finrag.measure.answer_tally import summarize
-from finrag.measure.figures import DataError, close_enough
+from finrag.measure.figures import close_enough
+from finrag.measure.keyfile import read_jsonl
 
 
 @dataclass
@@ -46,28 +46,17 @@ class SeriesQuestion:
 
 
 def load_key(path: Path) -> list[SeriesQuestion]:
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: not found (a series key .jsonl, e.g. "
-                        "finrag/measure/keys/series.dev.jsonl)")
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-            out.append(SeriesQuestion(
-                d["id"], d["kind"], d["question"], list(d["filings"]),
-                [KeyPoint(p["ticker"], int(p["fiscal_year"]), float(p["value"]), p["unit"],
-                          float(p["tolerance"]), _pages(p.get("source", {})))
-                 for p in d["points"]],
-                [(m["ticker"], int(m["fiscal_year"])) for m in d.get("absent", [])],
-                d.get("top"), list(d.get("tickers", []))))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise DataError(f"{path}:{n}: not a series question ({exc!r})") from None
-    if not out:
-        raise DataError(f"{path}: no questions")
-    return out
+    return read_jsonl(path, _question, "a series question",
+                      "finrag/measure/keys/series.dev.jsonl")
+
+
+def _question(d: dict) -> SeriesQuestion:
+    return SeriesQuestion(
+        d["id"], d["kind"], d["question"], list(d["filings"]),
+        [KeyPoint(p["ticker"], int(p["fiscal_year"]), float(p["value"]), p["unit"],
+                  float(p["tolerance"]), _pages(p.get("source", {}))) for p in d["points"]],
+        [(m["ticker"], int(m["fiscal_year"])) for m in d.get("absent", [])],
+        d.get("top"), list(d.get("tickers", [])))
 
 
 def judge(q: SeriesQuestion, a) -> tuple[str, dict]:

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from finrag.answer import Answer
-from finrag.measure.figures import DataError
 from finrag.measure.judged import judge, load_key
+from finrag.measure.keyfile import DataError
 from tests.conftest import shared_path
 
 
