@@ -83,6 +83,7 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     index = searcher.index
     companies, filed = companies_of(index)
     q = parse(result.query, companies, filters)
+    named = parse(result.query).years  # the years the question names (q may hold the filter's)
     defaulted = None
     inferred = _company_from_passages(q, result)
     if inferred:
@@ -113,10 +114,9 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
     if kind == passage.CAUSE or (kind == passage.LIST and outcome.answer is None
                                  and not q.asks_for_something):
-        outcome = _narrated(index, result, q, kind, outcome, companies)
+        outcome = _narrated(index, result, q, named, kind, outcome, companies)
     elif outcome.answer is None and q.wants_facts:
-        outcome.reason = (outcome.reason or "") + cause(q, parse(result.query).years, filters,
-                                                        companies, filed)
+        outcome.reason = (outcome.reason or "") + cause(q, named, filters, companies, filed)
     if inferred and outcome.answer is not None:
         outcome.answer.text += (f" (company {inferred} read from the passages:"
                                 " the question names none)")
@@ -138,8 +138,8 @@ def _the_change(q: Question) -> Question:
     return replace(q, change=True, years=(q.years[0] - 1, q.years[0]))
 
 
-def _narrated(index, result: SearchResult, q: Question, kind: str, figure: Outcome,
-              companies: dict[str, str]) -> Outcome:
+def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], kind: str,
+              figure: Outcome, companies: dict[str, str]) -> Outcome:
     """The filing's sentences that answer a question asked in words (finrag.narrate), from
     the filings of the company and fiscal years the question names (a FY2018 10-K does not say
     what drove FY2022's margin; another company's passage never answers); none where the
@@ -149,7 +149,6 @@ def _narrated(index, result: SearchResult, q: Question, kind: str, figure: Outco
     names = set()
     for t in set(q.tickers) | set(result.filters.tickers):
         names |= {t.lower(), *tokenize(companies.get(t, ""))}
-    named = set(parse(result.query).years)  # the years the question itself names
     hits = [h for h in result.fused if h.chunk.ticker in q.tickers
             and (not named or h.chunk.fiscal_year in named)]
     quotes = passage.quotes(result.query, hits, names, kind)

@@ -158,11 +158,11 @@ def test_a_why_answer_quotes_only_the_company_and_years_asked():
     companies = {"MMM": "3M COMPANY", "VZ": "VERIZON COMMUNICATIONS INC"}
     question = "What drove operating margin change as of FY2022 for 3M?"
     result = SearchResult(query=question, filters=Filters(), fused=fused)
-    out = _narrated(None, result, parse(question, companies), CAUSE, Outcome(None, None),
-                    companies)
+    out = _narrated(None, result, parse(question, companies), (2022,), CAUSE,
+                    Outcome(None, None), companies)
     assert [s["citation"]["ticker"] for s in out.answer.sentences] == ["MMM"]
     assert "Combat Arms" in out.answer.sentences[0]["text"]
     nobody = "What drove operating margin change in FY2022?"
     result = SearchResult(query=nobody, filters=Filters(), fused=fused)
-    assert _narrated(None, result, parse(nobody, companies), CAUSE, Outcome(None, None),
-                     companies).answer is None
+    assert _narrated(None, result, parse(nobody, companies), (2022,), CAUSE,
+                     Outcome(None, None), companies).answer is None
