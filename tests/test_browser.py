@@ -74,27 +74,35 @@ def served_app(data_dir: Path, log_path: Path):
                 server.wait()
 
 
-@pytest.mark.slow
 @contextmanager
-def asked_in_browser(data_dir: Path, tmp_path: Path, question: str, width: int = 1440):
-    """The app served on `data_dir`, chromium opened on `?q=<question>`: yields (page,
-    playwright's sync_api); skips where chromium or playwright is missing."""
-    import urllib.parse
-
+def browser_serving(data_dir: Path, tmp_path: Path, scrollbars: bool = False):
+    """The app served on `data_dir` and a headless chromium: yields (browser, url, playwright's
+    sync_api); skips where chromium or playwright is missing. `scrollbars` draws them, as a
+    desktop browser does (headless hides them)."""
     if not CHROMIUM.exists():
         pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
     sync_api = pytest.importorskip("playwright.sync_api")
     with served_app(data_dir, tmp_path / "streamlit.log") as url:
         with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                        args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+                ignore_default_args=["--hide-scrollbars"] if scrollbars else None)
             try:
-                page = browser.new_page(viewport={"width": width, "height": 1000})
-                page.goto(f"{url}/?q={urllib.parse.quote(question)}",
-                          wait_until="domcontentloaded")
-                yield page, sync_api
+                yield browser, url, sync_api
             finally:
                 browser.close()
+
+
+@contextmanager
+def asked_in_browser(data_dir: Path, tmp_path: Path, question: str, width: int = 1440):
+    """The app served on `data_dir`, chromium opened on `?q=<question>`: yields (page,
+    playwright's sync_api)."""
+    import urllib.parse
+
+    with browser_serving(data_dir, tmp_path) as (browser, url, sync_api):
+        page = browser.new_page(viewport={"width": width, "height": 1000})
+        page.goto(f"{url}/?q={urllib.parse.quote(question)}", wait_until="domcontentloaded")
+        yield page, sync_api
 
 
 def test_question_in_a_real_browser(sample_index, tmp_path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from finrag.config import Settings
 from finrag.generation import publish, write_generation
 from finrag.models import Chunk
-from tests.test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, served_app
+from tests.test_browser import ARTIFACTS, REPO, browser_serving
 
 FILINGS = [("AAPL", "Apple Inc.", 2024, "2024-09-28"),
            ("META", "Meta Platforms, Inc.", 2024, "2024-12-31"),
@@ -55,21 +54,8 @@ def index(data_dir, fake_embedder, monkeypatch) -> Path:
     return data_dir
 
 
-@contextmanager
 def browser_on(index: Path, tmp_path: Path):
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium); never downloads a browser")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with served_app(index, tmp_path / "streamlit.log") as url:
-        with sync_api.sync_playwright() as p:
-            # scrollbars drawn, as a desktop browser draws them (headless hides them)
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                        args=CHROMIUM_ARGS,
-                                        ignore_default_args=["--hide-scrollbars"])
-            try:
-                yield browser, url, sync_api
-            finally:
-                browser.close()
+    return browser_serving(index, tmp_path, scrollbars=True)
 
 
 QUESTION = "Meta capital expenditures 2024"
