@@ -10,6 +10,7 @@ import lxml.html
 from lxml import etree
 
 from finrag.ingest.pagelabels import label_pages
+from finrag.ingest.read.columns import Cell, place
 from finrag.ingest.read.common import _NUMBER, ReadError, _Doc, _label, _merge_cells, _norm
 from finrag.ingest.read.decode import _decode
 from finrag.ingest.read.meta import _cover_meta, _dei_meta, ixbrl_document_name
@@ -22,6 +23,7 @@ _BLOCK_TAGS = {
 }
 _SKIP_TAGS = {"script", "style", "head", "title", "ix:header", "noscript"}
 _HIDDEN = re.compile(r"display\s*:\s*none", re.I)
+_MAX_SPAN = 1000  # HTML caps colspan at 1000 and rowspan at 65534
 _BREAK_BEFORE = re.compile(r"(page-)?break-before\s*:\s*(always|page)", re.I)
 _BREAK_AFTER = re.compile(r"(page-)?break-after\s*:\s*(always|page)", re.I)
 
@@ -167,9 +169,11 @@ def _emit_table(table, out: _BlockWriter) -> None:
 
 
 def table_grid(table) -> list[list[str]]:
-    """Rows of cell texts: SEC split cells merged ("$" "1,577" ")" -> "$1,577)"), empty
+    """Rows of cell texts: SEC split cells merged ("$" "1,577" ")" -> "$1,577)"), each cell in
+    the column its colspan prints it in (`columns.place`; else each row compacted), empty
     rows and columns dropped, rows padded to one width."""
-    rows = [_merge_cells(_row_cells(tr)) for tr in table.iter("tr") if _visible(tr)]
+    cells = _positioned([tr for tr in table.iter("tr") if _visible(tr)])
+    rows = place(cells) or [_merge_cells([c.text for c in row]) for row in cells]
     rows = [r for r in rows if any(r)]
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
@@ -181,8 +185,29 @@ def _visible(el) -> bool:
     return not _HIDDEN.search(el.get("style") or "")
 
 
-def _row_cells(tr) -> list[str]:
-    return [_cell_text(td) for td in tr if td.tag in ("td", "th") and _visible(td)]
+def _positioned(trs) -> list[list[Cell]]:
+    """Each row's visible cells with the grid columns they cover: a cell starts after the
+    colspans before it and the cells above that reach down into its row (rowspan)."""
+    below: dict[int, int] = {}  # column -> rows still covered by a cell above
+    out = []
+    for tr in trs:
+        row, at = [], 0
+        for td in (td for td in tr if td.tag in ("td", "th") and _visible(td)):
+            while below.get(at, 0) > 0:
+                at += 1
+            wide, down = _span(td.get("colspan")), _span(td.get("rowspan"))
+            row.append(Cell(at, at + wide, _cell_text(td)))
+            below.update({k: down for k in range(at, at + wide) if down > 1})
+            at += wide
+        below = {k: n - 1 for k, n in below.items() if n > 1}
+        out.append(row)
+    return out
+
+
+def _span(value: str | None) -> int:
+    """A colspan or rowspan as a count: 1 where it is missing, not a number or out of range."""
+    value = (value or "").strip()
+    return int(value) if value.isdigit() and 0 < int(value) <= _MAX_SPAN else 1
 
 
 def _cell_text(td) -> str:
