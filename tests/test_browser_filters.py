@@ -172,3 +172,60 @@ def test_a_filter_that_excludes_the_company_asked_is_cleared_in_one_click_and_ex
         assert md.startswith("# Apple capital expenditures 2024\n\nFilters: AAPL · FY2024\n")
         assert "   Unit: (Amounts in millions)" in md
         assert "   | Capital expenditures | (23,783) | (20,606) | (16,857) | (13,106) |" in md
+
+
+NFLX_2024 = (REPO.parent / "shared" / "data" / "filings" / "sec-edgar-filings" / "NFLX" / "10-K"
+             / "nflx-20241231" / "primary-document.html")
+# the cells' left and right edges in the page, by their text, for the table holding `figure`
+EDGES = """(tables, figure) => {
+  const t = tables.find(t => t.innerText.includes(figure));
+  if (!t) return null;
+  const out = {};
+  for (const c of t.querySelectorAll('th, td')) {
+    const r = c.getBoundingClientRect(), text = c.innerText.trim();
+    if (text && !(text in out)) out[text] = [r.left, r.right];
+  }
+  return out;
+}"""
+
+
+@pytest.mark.slow
+def test_a_heading_spanning_two_columns_sits_over_the_first_it_spans(data_dir, fake_embedder,
+                                                                     monkeypatch, tmp_path):
+    """Netflix FY2024 p. 20, read by the reader: "Change" over "2024 vs. 2023" and its
+    $5,360,508, not over the 2023 column (issue 36)."""
+    import lxml.html
+
+    from finrag.ingest.read import table_grid
+
+    if not NFLX_2024.exists():
+        pytest.skip(f"needs {NFLX_2024} (the shared data set beside the repo)")
+    grid = next(g for g in map(table_grid, lxml.html.fromstring(NFLX_2024.read_bytes())
+                               .iter("table"))
+                if len(g) > 3 and g[3][0] == "Streaming revenues" and "2024 vs. 2023" in g[1])
+    text = "Streaming revenues\n" + "\n".join(" | ".join(c for c in r if c) for r in grid)
+    chunk = Chunk(chunk_id="n" * 32, ticker="NFLX", company="Netflix, Inc.", fiscal_year=2024,
+                  period_end="2024-12-31", chunk_type="table", section="Item 7", page=20,
+                  page_label="20", text=text, table=grid, filing_key="NFLX2024")
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", [chunk], fake_embedder.encode([text]),
+                     fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "tests"))
+    with browser_on(data_dir, tmp_path) as (browser, url, sync_api):
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{url}/?q={urllib.parse.quote('Netflix streaming revenues change')}",
+                  wait_until="domcontentloaded")
+        tables = page.locator(".st-key-col-fused [data-testid='stTable']")
+        sync_api.expect(tables.first).to_be_visible(timeout=60_000)
+        tables.first.evaluate("t => { for (const e of [t, ...t.querySelectorAll('*')])"
+                              " if (e.scrollWidth > e.clientWidth) e.scrollLeft = 1e6; }")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator(".st-key-col-fused").screenshot(
+            path=str(ARTIFACTS / "app-heading-columns.png"))
+        edges = tables.evaluate_all(EDGES, "$5,360,508")
+        assert edges, "the Netflix table is not in the fused column"
+        change, versus, figure = edges["Change"], edges["2024 vs. 2023"], edges["$5,360,508"]
+        assert change == versus == figure  # one column: heading, period and figure
+        assert edges["2023"][1] <= change[0]  # left of it, not under it
