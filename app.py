@@ -563,6 +563,16 @@ if asked.answer is not None:
                 page_button(f"page-answer-{i}", fact.chunk_id,
                             [f"{fact.line_label} | {fact.printed or ''}"], fact.filing_key,
                             fact.page)
+        if asked.answer.other_totals:  # the company's own total beside the statement's line
+            with st.container(key="other-totals"):
+                st.caption("The filing also states another total for it, in its own words "
+                           "(its own definition; the figure above is the statement's line):")
+                for i, n in enumerate(asked.answer.other_totals):
+                    st.markdown("> " + highlight_md(n["text"], result.query))
+                    c = n["citation"]
+                    line = escape_md(cite_words(c))
+                    st.caption(f"{line} · [filing on EDGAR]({c['url']})" if c["url"] else line)
+                    page_button(f"page-other-total-{i}", c["chunk_id"], [n["text"]])
 elif asked.question.asks_for_something:
     st.info("No figure answer: " + escape_md(asked.outcome.reason or ""), icon="ℹ️")
 elif form(result.query) in (CAUSE, LIST):  # asked in words, and no sentence answers

@@ -46,6 +46,9 @@ class Answer:
     sentences: list[dict] | None = None
     growth: list[dict] | None = None
     missing: list[dict] | None = None
+    # kind "stated": the filing's sentences giving the item another total in its own words
+    # (finrag.other_totals), each {text, value, unit, citation}
+    other_totals: list[dict] | None = None
 
 
 @dataclass

@@ -18,6 +18,7 @@ from finrag.answer import Answer, Outcome, answer
 from finrag.citing import label
 from finrag.companies import companies_of, short_name
 from finrag.models import Filters, Hit, SearchResult
+from finrag.other_totals import other_totals
 from finrag.present import edgar_url
 from finrag.question import AVERAGED_BALANCE_METRICS, Question, parse
 
@@ -115,6 +116,9 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     if kind == passage.CAUSE or (kind == passage.LIST and outcome.answer is None
                                  and not q.asks_for_something):
         outcome = _narrated(index, result, q, named, kind, outcome, companies)
+    elif outcome.answer is not None and q.items:  # the filing's own, different total beside it
+        outcome.answer.other_totals = other_totals(outcome.answer, q.items[0],
+                                                   result.fused) or None
     elif outcome.answer is None and q.wants_facts:
         outcome.reason = (outcome.reason or "") + cause(q, named, filters, companies, filed)
     if inferred and outcome.answer is not None:
@@ -240,6 +244,6 @@ def ask_json(asked: Asked, passages: list[dict]) -> dict:
                 "fiscal_year": a.fiscal_year, "formula": a.formula, "values": a.values,
                 "change_pct": a.change_pct, "verdict": a.verdict, "citations": asked.citations,
                 "points": series.points_json(a, asked.citations), "growth": a.growth,
-                "missing": a.missing, "sentences": a.sentences}
+                "missing": a.missing, "sentences": a.sentences, "other_totals": a.other_totals}
     return {"question": asked.search.query, "answer": body, "reason": asked.outcome.reason,
             "passages": passages}

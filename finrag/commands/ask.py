@@ -67,9 +67,21 @@ def print_answer(asked) -> None:
             # holds each year's formula
             print(f"formula: {a.formula}")
         print_citations(asked.citations)
+        print_other_totals(a.other_totals or [])
     print("passages:")
     for h in asked.search.fused:
         print("  " + hit_cell(h, 140)[0] + " " + " ".join(h.chunk.text.split())[:100])
+
+
+def print_other_totals(notes: list[dict]) -> None:
+    from finrag.narrate import cite_words
+
+    if notes:
+        print("the filing also states another total, in its own words:")
+    for n in notes:
+        c = n["citation"]
+        print(f"  \u201c{n['text']}\u201d\n    \u2014 {cite_words(c)}"
+              + (f" {c['url']}" if c["url"] else ""))
 
 
 def print_citations(citations: list[dict]) -> None:
