@@ -229,3 +229,31 @@ def test_a_heading_spanning_two_columns_sits_over_the_first_it_spans(data_dir, f
         change, versus, figure = edges["Change"], edges["2024 vs. 2023"], edges["$5,360,508"]
         assert change == versus == figure  # one column: heading, period and figure
         assert edges["2023"][1] <= change[0]  # left of it, not under it
+
+
+@pytest.mark.slow
+def test_the_companys_own_total_is_quoted_under_the_statements_figure(data_dir, fake_embedder,
+                                                                      monkeypatch, tmp_path):
+    """Meta FY2024 capex: the cash flow line answers, and the MD&A's own total "including
+    principal payments on finance leases" is quoted under it (issue 36)."""
+    from tests.test_other_totals import OWN, QUESTION, _capex, _hits
+
+    chunks = [h.chunk.model_copy(update={"period_end": "2024-12-31"}) for h in _hits(OWN)]
+    write_generation(Settings(data_dir=data_dir, qdrant_url=None), "gen-000001", chunks,
+                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name,
+                     facts=[_capex()])
+    publish(data_dir, "gen-000001")
+    monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "tests"))
+    with browser_on(data_dir, tmp_path) as (browser, url, sync_api):
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{url}/?q={urllib.parse.quote(QUESTION)}", wait_until="domcontentloaded")
+        panel = page.locator(".st-key-answer-figure")
+        sync_api.expect(panel.get_by_text("$37,256 million").first).to_be_visible(timeout=60_000)
+        note = panel.locator(".st-key-other-totals")
+        sync_api.expect(note.get_by_text("including principal payments on finance leases")
+                        ).to_be_visible()
+        sync_api.expect(note.get_by_text(re.compile(r"Meta Platforms, Inc\. FY2024, Item 7, "
+                                                    r"p\. 61"))).to_be_visible()
+        ARTIFACTS.mkdir(exist_ok=True)
+        panel.screenshot(path=str(ARTIFACTS / "app-other-totals.png"))
