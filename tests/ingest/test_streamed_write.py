@@ -176,6 +176,7 @@ class _Watch:
         pass
 
 
+@pytest.mark.slow  # two builds of five filings, every object in the process counted per filing
 def test_reingesting_a_folder_holds_the_filing_read_not_every_one(small_root, tmp_path):
     """A folder re-ingested after a download adds a few filings to thousands: each filing read
     is compared with the index and let go, so the build holds about one filing, not all."""
@@ -190,6 +191,7 @@ def test_reingesting_a_folder_holds_the_filing_read_not_every_one(small_root, tm
     assert max(map(len, watch.alive)) <= 2, watch.alive
 
 
+@pytest.mark.slow  # five filings built, every object in the process counted per filing
 def test_a_first_build_holds_the_filing_read_not_every_one(small_root, tmp_path):
     """A first build (or --rebuild) writes each filing as it is read: it never holds the
     corpus, whatever its size."""

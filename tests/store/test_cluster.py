@@ -102,6 +102,7 @@ def _fused(settings: Settings) -> dict:
         searcher.close()
 
 
+@pytest.mark.slow  # two real builds; tests/test_search.py compares the engines in the fast loop
 def test_the_server_path_gives_the_embedded_engines_fused_lists(tmp_path, monkeypatch):
     monkeypatch.setattr(finrag.store.clients, "_MEMORY_CLIENT", QdrantClient(location=":memory:"))
     medicis, apple = _unpack(tmp_path, MEDICIS), _unpack(tmp_path, APPLE_1995)

@@ -17,6 +17,10 @@ from finrag.models import Filters
 from finrag.store.base import StoreError, StorePoint
 from finrag.store.edge import EdgeStore, _sealed
 
+# a shard of 8,000 points with its HNSW graph (the smallest the engine seals a segment at),
+# built once per worker and once more whole: ~12 s of the fast loop's 2 cores
+pytestmark = pytest.mark.slow
+
 DIM = 384
 FILINGS, PER_FILING = 16, 500  # 8,000 points: above the size at which optimize() seals a segment
 

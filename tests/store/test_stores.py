@@ -150,6 +150,7 @@ def _brute_n(points, query, filters, limit):
     return [(ids[i], float(scores[i])) for i in keep[:limit]]
 
 
+@pytest.mark.slow  # a 9,000-point shard with its HNSW graph
 def test_filtered_search_on_a_graphed_shard_scores_the_full_vectors(graphed):
     """The int8 copy serves the graph walk only: a filtered query still equals brute force."""
     path, built, points = graphed
@@ -165,6 +166,7 @@ def test_filtered_search_on_a_graphed_shard_scores_the_full_vectors(graphed):
     store.close()
 
 
+@pytest.mark.slow  # a 9,000-point shard with its HNSW graph
 def test_a_graphed_shard_keeps_its_int8_copy_and_sparse_index_in_their_files(graphed):
     """Opening a shard maps the int8 copy and the BM25 inverted index of its sealed segments
     instead of reading them into RAM (at 1M chunks that read was 0.7 GB and most of a 2-3 s
@@ -186,6 +188,7 @@ def test_a_graphed_shard_keeps_its_int8_copy_and_sparse_index_in_their_files(gra
         assert config["sparse_vector_data"]["bm25"]["index"]["memory"] == "cold"
 
 
+@pytest.mark.slow  # a 9,000-point shard with its HNSW graph
 def test_an_unfiltered_query_on_a_graphed_shard_finds_what_brute_force_finds(graphed):
     """The graph walk over the int8 copy, rescored with the full vectors, keeps recall."""
     path, _, points = graphed
