@@ -158,3 +158,15 @@ def test_no_clear_button_when_the_filter_holds_what_was_asked(open_app):
     at.text_input(key="q").input("Apple net sales 2024").run()
     assert not [b for b in at.button if b.key and b.key.startswith("clear-")]
     assert re.search(r"searched with: AAPL · FY2024", searched_with(at))
+
+
+def test_a_company_not_indexed_gets_the_reason_and_no_other_companys_evidence(open_app):
+    """"Microsoft revenue 2024" on an index without Microsoft: the reason lists the companies
+    indexed, and no Apple or Meta sentence is offered as its best evidence (issue 36)."""
+    at = open_app(q="Microsoft capital expenditures 2024")
+    said = " ".join(unescape(i.value) for i in at.info)
+    assert "names no indexed company" in said and "AAPL, META, WMT" in said
+    assert "Best evidence" not in [h.value for h in at.subheader]
+    assert [h.value for h in at.subheader][-3:] == ["Dense", "BM25", "Fused (RRF)"]  # still
+    at = open_app(q="Meta capital expenditures 2024")  # a company indexed: its evidence
+    assert "Best evidence" in [h.value for h in at.subheader]
