@@ -236,13 +236,9 @@ def test_the_companys_own_total_is_quoted_under_the_statements_figure(data_dir, 
                                                                       monkeypatch, tmp_path):
     """Meta FY2024 capex: the cash flow line answers, and the MD&A's own total "including
     principal payments on finance leases" is quoted under it (issue 36)."""
-    from tests.test_other_totals import OWN, QUESTION, _capex, _hits
+    from tests.test_other_totals import QUESTION, meta_index
 
-    chunks = [h.chunk.model_copy(update={"period_end": "2024-12-31"}) for h in _hits(OWN)]
-    write_generation(Settings(data_dir=data_dir, qdrant_url=None), "gen-000001", chunks,
-                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name,
-                     facts=[_capex()])
-    publish(data_dir, "gen-000001")
+    meta_index(data_dir, fake_embedder)
     monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
     monkeypatch.setenv("PYTHONPATH", str(REPO / "tests"))
     with browser_on(data_dir, tmp_path) as (browser, url, sync_api):

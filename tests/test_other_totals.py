@@ -82,18 +82,23 @@ def test_another_companys_or_filings_passage_is_no_note():
     assert other_totals(a, q.items[0], _hits(OWN, year=2025)) == []
 
 
-def test_the_app_quotes_the_other_total_under_the_answer(data_dir, fake_embedder, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
+def meta_index(data_dir, embedder) -> None:
+    """An index of Meta's p. 61 sentence and its capex fact, published in `data_dir`."""
     from finrag.config import Settings
     from finrag.generation import publish, write_generation
-    from tests.test_app import REPO, searcher_for, unescape
 
     chunks = [h.chunk.model_copy(update={"period_end": "2024-12-31"}) for h in _hits(OWN)]
     write_generation(Settings(data_dir=data_dir, qdrant_url=None), "gen-000001", chunks,
-                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name,
-                     facts=[_capex()])
+                     embedder.encode([c.text for c in chunks]), embedder.name, facts=[_capex()])
     publish(data_dir, "gen-000001")
+
+
+def test_the_app_quotes_the_other_total_under_the_answer(data_dir, fake_embedder, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import REPO, searcher_for, unescape
+
+    meta_index(data_dir, fake_embedder)
     monkeypatch.setenv("FINRAG_APP_EMBEDDER", "conftest:AppEmbedder")
     monkeypatch.setenv("FINRAG_DATA_DIR", str(data_dir))
     monkeypatch.delenv("FINRAG_QDRANT_URL", raising=False)
