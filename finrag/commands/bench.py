@@ -20,6 +20,9 @@ def register(sub) -> None:
     b.add_argument("--writer-memory", type=float, metavar="GB",
                    help="memory the index's write may hold (default $FINRAG_WRITER_MEMORY_GB "
                    "or 4)")
+    b.add_argument("--companies", action="store_true",
+                   help="shape the corpus as many companies' 10-Ks (each copy of a source filing "
+                   "one company-year, ten years a company) instead of ten tickers")
     b.add_argument("--json", action="store_true")
     b.set_defaults(run=run)
 
@@ -29,6 +32,7 @@ def run(args) -> int:
 
     report = run_bench(args.chunks, queries=args.queries, work_dir=args.work_dir,
                        source_dir=args.source_dir, naive=not args.no_naive,
-                       in_place=not args.no_in_place, writer_memory=args.writer_memory)
+                       in_place=not args.no_in_place, writer_memory=args.writer_memory,
+                       companies=args.companies)
     print(json.dumps(report, indent=2) if args.json else print_report(report))
     return EXIT_OK

@@ -95,10 +95,11 @@ def source_corpus(source_dir: Path | None):
     return chunks, vectors, facts
 
 
-def replicate(chunks, vectors, n: int):
-    """n chunks cycling the source texts, each copy with its own ticker / year and id."""
+def replicate(chunks, vectors, n: int, shape=None):
+    """n chunks cycling the source texts, each copy with its own ticker / year and id, as
+    `shape` lays them out (`replicated_filings`, the default, or `company_filings`)."""
     out, parts = [], []
-    for copy_chunks, copy_vectors, _ in replicated_filings(chunks, vectors, [], n):
+    for copy_chunks, copy_vectors, _ in (shape or replicated_filings)(chunks, vectors, [], n):
         out += copy_chunks
         parts.append(copy_vectors)
     return out, (np.concatenate(parts) if parts else vectors[:0])
@@ -127,6 +128,43 @@ def replicated_filings(chunks, vectors, facts, n: int):
             "fiscal_year": year, "filing_key": f"{ticker}:{year}", "accession": ""})
             for i in ids]
         yield out, vectors[:len(out)], _copy_facts(facts, copy)
+
+
+def company_filings(chunks, vectors, facts, n: int):
+    """The corpus shaped as the S&P 500's 10-Ks (`--companies`): each copy of one source filing
+    is one company's 10-K of one fiscal year, ten years a company (2015-2024), so a company
+    holds ~10 filings (~4,300 chunks of the sample) and a company-year one, as real ones do,
+    instead of `replicated_filings`' ten tickers, each holding a tenth of the corpus. The first
+    companies are TICKERS, each copying its own source filing where the source has one (AAPL
+    the sample's Apple 10-Ks, so `ASKS` and `NARRATIVE` ask Apple's words and figures), the
+    others "C0010", ... copying the sources in turn. (chunks, vectors, facts) per filing, n
+    chunks in all (the last filing cut)."""
+    keys = list(dict.fromkeys(c.filing_key for c in chunks))
+    rows = {k: [i for i, c in enumerate(chunks) if c.filing_key == k] for k in keys}
+    own = {k: [f for f in facts if f.filing_key == k] for k in keys}
+    by_ticker: dict[str, list[str]] = {}
+    for k in keys:
+        by_ticker.setdefault(chunks[rows[k][0]].ticker, []).append(k)
+    written, filing = 0, 0
+    while written < n:
+        company, year = divmod(filing, len(YEARS))
+        ticker = TICKERS[company] if company < len(TICKERS) else f"C{company:04d}"
+        mine = by_ticker.get(ticker) or [keys[company % len(keys)]]
+        key = mine[year % len(mine)]
+        take = rows[key][:n - written]
+        fy = YEARS[year]
+        fk = f"{ticker}:{fy}"
+        out = [chunks[i].model_copy(update={
+            "chunk_id": hashlib.sha256(f"bench{written + j}".encode()).hexdigest()[:32],
+            "ticker": ticker, "fiscal_year": fy, "filing_key": fk, "accession": ""})
+            for j, i in enumerate(take)]
+        shifted = [f.model_copy(update={
+            "ticker": ticker, "fiscal_year": fy, "filing_key": fk, "chunk_id": None,
+            "period_fiscal_year": None if f.period_fiscal_year is None
+            else f.period_fiscal_year + fy - f.fiscal_year}) for f in own[key]]
+        yield out, vectors[take], shifted
+        written += len(out)
+        filing += 1
 
 
 def _copy_facts(facts, copy: int) -> list:
@@ -428,15 +466,18 @@ def _naive_filter(models, spec):
 
 def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
               source_dir: Path | None = None, naive: bool = True, naive_queries: int = 10,
-              in_place: bool = True, writer_memory: float | None = None) -> dict:
+              in_place: bool = True, writer_memory: float | None = None,
+              companies: bool = False) -> dict:
     if n < 1:
         raise ValueError(f"--chunks must be at least 1, got {n}")
     qs = (QUERIES * (queries // len(QUERIES) + 1))[:queries]
     work = Path(work_dir or tempfile.mkdtemp(prefix="finrag-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     source_chunks, source_vectors, source_facts = source_corpus(source_dir)
-    report = {"chunks": n, **build_index(work, replicated_filings(
-        source_chunks, source_vectors, source_facts, n), writer_memory)}
+    shape = company_filings if companies else replicated_filings
+    report = {"chunks": n, "shape": "companies" if companies else "tickers",
+              **build_index(work, shape(source_chunks, source_vectors, source_facts, n),
+                            writer_memory)}
     if report["indexed_chunks"] != n:
         raise RuntimeError(f"bench: {report['indexed_chunks']:,} chunks indexed of {n:,}; its "
                            "figures would not be those of its size")
@@ -444,7 +485,7 @@ def run_bench(n: int, *, queries: int = 50, work_dir: Path | None = None,
     if in_place:
         report["in_place"] = in_place_phase(work / "data", source_dir)
     if naive:
-        chunks, vectors = replicate(source_chunks, source_vectors, n)
+        chunks, vectors = replicate(source_chunks, source_vectors, n, shape)
         report["naive"] = naive_phase(work, chunks, vectors, qs[:naive_queries])
         ours = report["query_ms"]["ticker_year"]["fused"]["p50"]
         theirs = report["naive"]["query_ms"]["ticker_year"]["fused"]["p50"]

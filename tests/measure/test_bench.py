@@ -98,3 +98,43 @@ def test_optimized_edge_shard_filtered_queries_stay_exact(tmp_path, monkeypatch)
                 assert [g for g, _ in got] == want
     assert np.mean(recalls) >= 0.95, recalls
     store.close()
+
+
+def _source():
+    """Two companies' filings as a source index gives them: AAPL's two 10-Ks and TSLA's."""
+    import numpy as np
+
+    from finrag.facts import Fact
+    from finrag.models import Chunk
+
+    chunks, facts = [], []
+    for key, ticker, year, size in (("A23", "AAPL", 2023, 3), ("A24", "AAPL", 2024, 4),
+                                    ("T24", "TSLA", 2024, 5)):
+        chunks += [Chunk(chunk_id=f"{key}{i}".ljust(32, "0"), ticker=ticker, fiscal_year=year,
+                         chunk_type="narrative", text=f"{ticker} {year} {i}", filing_key=key)
+                   for i in range(size)]
+        facts.append(Fact(ticker=ticker, fiscal_year=year, filing_key=key, source="xbrl",
+                          line_label="Revenue", statement="income", period_fiscal_year=year - 1,
+                          value=1.0, unit="USD millions"))
+    vectors = np.arange(len(chunks), dtype=np.float32).reshape(-1, 1)
+    return chunks, vectors, facts
+
+
+def test_the_company_shape_gives_each_company_year_one_filing_of_its_own_source():
+    from finrag.measure.bench import TICKERS, YEARS, company_filings
+
+    chunks, vectors, facts = _source()
+    texts = [c.text for c in chunks]  # a source chunk's vector is its position here
+    filings = list(company_filings(chunks, vectors, facts, 60))
+    written = [c for cs, _, _ in filings for c in cs]
+    assert len(written) == 60 and len({c.chunk_id for c in written}) == 60
+    keys = [cs[0].filing_key for cs, _, _ in filings]
+    assert len(set(keys)) == len(keys)  # one filing per company and year
+    assert keys[:len(YEARS)] == [f"AAPL:{y}" for y in YEARS]  # ten years a company
+    assert keys[len(YEARS)] == f"{TICKERS[1]}:{YEARS[0]}"
+    aapl = [cs for cs, _, _ in filings[:len(YEARS)]]
+    assert {c.text.split()[0] for cs in aapl for c in cs} == {"AAPL"}  # Apple copies Apple
+    for cs, vs, fs in filings:  # vectors and facts travel with their chunks
+        assert [int(v[0]) for v in vs] == [texts.index(c.text) for c in cs]
+        assert all(f.filing_key == cs[0].filing_key and f.ticker == cs[0].ticker for f in fs)
+        assert all(f.period_fiscal_year == cs[0].fiscal_year - 1 for f in fs)
