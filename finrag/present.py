@@ -202,10 +202,15 @@ def _run(page: list[Chunk], at: int, same) -> list[Chunk]:
 
 def _continued(index, chunk: Chunk, heading: list[list[str]], step: int) -> list[Chunk]:
     """The parts of chunk's table on the pages after it (step 1) or before it (-1): each page
-    that starts (ends) with table chunks under the same heading rows adds them, and the walk
-    goes on while they fill the page."""
+    that starts (ends) with table chunks under the same heading rows, and no title of their own
+    (the same caption, none, or one saying "continued"), adds them, and the walk goes on while
+    they fill the page. A statement that follows on the next page under the same years has its
+    own title: another table."""
+    captions = {_head(chunk)[0], " | ".join(c for c in heading[0] if c.strip())}
+
     def same(c: Chunk) -> bool:
-        return _head(c)[1] == heading
+        caption, rows = _head(c)
+        return rows == heading and (caption in captions or "continued" in caption.lower())
 
     out: list[Chunk] = []
     number = chunk.page + step

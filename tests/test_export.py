@@ -169,6 +169,20 @@ def test_a_table_on_the_next_page_under_other_headings_is_another_table():
     assert [r[0] for r in whole_table(book, other).rows] == ["Cash"]
 
 
+def test_a_statement_with_its_own_title_on_the_next_page_is_another_table():
+    """The income statement ends page 52; page 53 opens with the comprehensive income statement
+    under the same years: its title says it is another table. "(continued)" says it is not."""
+    first = _on(52, 11, [["Net income", "7,091", "14,997", "12,587"]])
+    titled = _on(53, 12, [["Comprehensive income", "7,100", "15,000", "12,600"]])
+    other = titled.model_copy(update={
+        "text": "Consolidated Statements of Comprehensive Income\n" + titled.text})
+    assert [r[0] for r in whole_table(Book({52: [first], 53: [other]}), first).rows] == [
+        "Net income"]
+    more = titled.model_copy(update={"text": "Revenues (continued)\n" + titled.text})
+    assert [r[0] for r in whole_table(Book({52: [first], 53: [more]}), first).rows] == [
+        "Net income", "Comprehensive income"]
+
+
 def test_a_table_alone_on_its_page_or_without_heading_rows_is_itself():
     assert whole_table(object(), PART1).rows == table_view(PART1.table, PART1.text).rows
 
