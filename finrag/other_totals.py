@@ -7,22 +7,24 @@ billion for the year ended December 31, 2024". Shown side by side without a word
 like a wrong answer. `other_totals` finds such sentences among the passages shown with the answer
 so the app and the CLI can quote them beside it, as the company's own definition.
 
-A sentence counts only when it is the same company's filing the figure comes from, names the
-same line item (`finrag.lineitems`), names no fiscal year but the answer's (a sentence naming
-none, none but its passage's: an MD&A paragraph on the year's cash flows), and states a
-dollar amount with its scale ("$39.23 billion") as the item's total ("<item>, ..., were $X",
-"$X of <item>"; not an authorization, a ceiling, a change or one of amounts listed
-"respectively") that differs from the
-figure by more than rounding but by less than a third (a component or another year's total is
-not a definition of this one). Anything less sure is left out: no note is better than a wrong one.
+Only a dollar figure that is the item's own line (no segment, no narrower line the question
+named) from the year's own 10-K gets one. A sentence counts only when it is in that filing,
+names the same line item (`finrag.lineitems`) with no word before it that narrows it
+("Automotive revenues"), names no fiscal year but the answer's (a sentence naming none, none
+but its passage's: an MD&A paragraph on the year's cash flows), and states a dollar amount with
+its scale ("$39.23 billion") as the item's total ("<item>, ..., were $X", "$X of <item>"; not an
+authorization, a ceiling, a change, a plan or expectation, or one of amounts listed
+"respectively") that differs from the figure by more than rounding but by less than a third
+(another year's total or a part is not a definition of this one). Anything less sure is left
+out: no note is better than a wrong one.
 """
 
 from __future__ import annotations
 
 import re
 
-from finrag.book import convert
-from finrag.lineitems import LineItem, find_items, normalize
+from finrag.book import SCALE, convert
+from finrag.lineitems import LineItem, find_items, label_matches, normalize
 from finrag.models import Hit
 from finrag.narrate import sentence_citation
 from finrag.passage import sentences
@@ -38,7 +40,13 @@ _AMOUNT_THEN_ITEM = re.compile(r"\s+(?:of|in)\s+(?:our\s+|total\s+)?")
 # an amount that is not the item's total: an authorization or a ceiling, amounts listed for
 # several items ("respectively"), a change
 _NOT_A_TOTAL = re.compile(r"\brespectively\b|\bauthori[sz]|\bup to\b|\b(?:increased|"
-                          r"decreased|grew|rose|fell|declined)\s+(?:by\s+)?\$", re.I)
+                          r"decreased|grew|rose|fell|declined)\s+(?:by\s+)?\$|\b(?:expect|"
+                          r"anticipate|plan|estimate|forecast|project|intend)\w*\b|\bwill\b|"
+                          r"\brange\b|\bguidance\b", re.I)
+# the word before the item's words, where it may stand without narrowing it: "Automotive
+# revenues" is a segment's line, not the company's own revenue
+_BEFORE = {"", "total", "our", "the", "consolidated", "its", "of", "in", "for", "by", "and",
+           "with", "were", "was", "had", "on"}
 ROUNDING = 0.01  # "$37.3 billion" for $37,256 million is the same total, rounded
 NEAR = 1 / 3  # a definition adds or leaves out a part, not most of the total
 MAX_NOTES = 2
@@ -47,13 +55,17 @@ MAX_NOTES = 2
 def other_totals(answer, item: LineItem, hits: list[Hit]) -> list[dict]:
     """{text, value, unit, citation} for each sentence among `hits` that states `item` for the
     answer's fiscal year at another total (in the answer's unit), best ranked first."""
-    if answer.kind != "stated" or len(answer.figures) != 1 or answer.value is None:
+    if (answer.kind != "stated" or len(answer.figures) != 1 or answer.value is None
+            or answer.unit not in SCALE):  # a dollar amount, not per share, a ratio or days
         return []
     fact = answer.figures[0].fact
+    if fact.dims or not (fact.concept in item.concepts or label_matches(item, fact.line_label)):
+        return []  # a narrower line ("iPhone" net sales) than the item the sentences name
     out, seen = [], set()
     for hit in hits:
         chunk = hit.chunk
-        if chunk.ticker != fact.ticker or chunk.fiscal_year != fact.fiscal_year:
+        if (chunk.ticker != fact.ticker or chunk.fiscal_year != fact.fiscal_year
+                or chunk.fiscal_year != answer.fiscal_year):  # a comparative: another year's
             continue
         # a sentence naming no year speaks of the year its passage names, when it names one
         passage_years = {int(y) for y in _YEAR.findall(chunk.text)}
@@ -77,7 +89,8 @@ def _stated(sentence: str, item: LineItem, unit: str) -> float | None:
     for start, end, found in find_items(text):
         words = r"\W+".join(map(re.escape, text[start:end].split()))
         at = re.search(words, sentence, re.I) if found.key == item.key else None
-        if at:
+        before = re.findall(r"[\w']+", sentence[:at.start()]) if at else []
+        if at and (before[-1].lower() if before else "") in _BEFORE:
             spans.append((at.start(), at.end()))
     if not spans or _NOT_A_TOTAL.search(sentence):
         return None
@@ -85,10 +98,7 @@ def _stated(sentence: str, item: LineItem, unit: str) -> float | None:
         if any(_ITEM_THEN_AMOUNT.fullmatch(sentence, e, m.start())
                or _AMOUNT_THEN_ITEM.fullmatch(sentence, m.end(), s) for s, e in spans):
             number = float(m.group(1).replace(",", ""))
-            try:
-                return convert(number, _UNITS[m.group(2).lower()], unit)
-            except (KeyError, ValueError):  # the answer is not in dollars
-                return None
+            return convert(number, _UNITS[m.group(2).lower()], unit)
     return None
 
 

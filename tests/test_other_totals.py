@@ -69,11 +69,34 @@ def test_an_amount_before_the_item_in_a_passage_of_the_year_counts():
     "investments, respectively.",  # amounts listed for several items
     "In 2024 capital expenditures increased by $3.20 billion to $39.23 billion.",  # a change
     "In 2024 capital expenditures for data centers were $36.00 billion.",  # a part of it
+    "In 2024 data center capital expenditures were $36.00 billion.",  # a part, named before
+    "We expect capital expenditures of approximately $38 billion.",  # a plan
     "Capital expenditures were $90.00 billion for the year ended December 31, 2024.",  # not near
 ])
 def test_no_note_where_the_sentence_does_not_state_the_same_total_otherwise(text):
     q, a = _answered()
     assert other_totals(a, q.items[0], _hits(text)) == []
+
+
+def test_no_note_for_a_figure_that_is_not_the_items_own_dollar_line():
+    """EPS is per share; a segment's line or a comparative from a later 10-K is not the figure
+    the sentences of the year's filing restate."""
+    eps = parse("Meta diluted EPS 2024", CO)
+    fact = _capex().model_copy(update={"concept": "us-gaap:EarningsPerShareDiluted",
+                                       "line_label": "Diluted", "statement": "income",
+                                       "value": 23.86, "unit": "USD per share"})
+    a = answer(eps, [fact], "Meta").answer
+    assert a is not None and other_totals(a, eps.items[0], _hits(
+        "Diluted earnings per share were $1.2 billion in 2024.")) == []
+    q, a = _answered()
+    segment = a.figures[0].fact.model_copy(update={"dims": ["srt:SegmentAxis=x:FamilyMember"]})
+    a.figures[0] = a.figures[0].__class__(a.figures[0].name, 2024, 37256, "USD millions",
+                                          segment)
+    assert other_totals(a, q.items[0], _hits(OWN)) == []
+    q, a = _answered()
+    later = a.figures[0].fact.model_copy(update={"fiscal_year": 2025})  # a comparative column
+    a.figures[0] = a.figures[0].__class__(a.figures[0].name, 2024, 37256, "USD millions", later)
+    assert other_totals(a, q.items[0], _hits(OFFSET, year=2025)) == []
 
 
 def test_another_companys_or_filings_passage_is_no_note():
