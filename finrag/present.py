@@ -178,8 +178,8 @@ def whole_table(index, chunk: Chunk) -> TableView:
     if at is None:
         return own
     parts = _run(page, at, lambda c: _head(c) == head)
-    before = _continued(index, chunk, head[1], -1) if parts[0] is page[0] else []
-    after = _continued(index, chunk, head[1], 1) if parts[-1] is page[-1] else []
+    before = _continued(index, parts[0], head, -1) if parts[0] is page[0] else []
+    after = _continued(index, parts[-1], head, 1) if parts[-1] is page[-1] else []
     parts = before + parts + after
     views = [table_view(c.table, c.text) for c in parts]
     if any(v.columns != own.columns for v in views):
@@ -200,29 +200,40 @@ def _run(page: list[Chunk], at: int, same) -> list[Chunk]:
     return page[first:last + 1]
 
 
-def _continued(index, chunk: Chunk, heading: list[list[str]], step: int) -> list[Chunk]:
-    """The parts of chunk's table on the pages after it (step 1) or before it (-1): each page
-    that starts (ends) with table chunks under the same heading rows, and no title of their own
-    (the same caption, none, or one saying "continued"), adds them, and the walk goes on while
-    they fill the page. A statement that follows on the next page under the same years has its
-    own title: another table."""
-    captions = {_head(chunk)[0], " | ".join(c for c in heading[0] if c.strip())}
+def _continued(index, edge: Chunk, head: tuple[str, list[list[str]]], step: int) -> list[Chunk]:
+    """The parts of a table on the pages after `edge` (step 1), the part ending its page, or
+    before it (-1), the part starting its page. A table printed over pages repeats its heading
+    rows at the top of each, with no title of its own there (none, its first part's, or one
+    saying "continued"): going forward, each page that opens with such parts adds them while
+    they fill it; going back, each page that ends with parts under the same heading rows adds
+    them, up to the first part, which may carry the table's title. A titled table under the
+    same years on the next page (the statement that follows) is another table."""
+    caption, heading = head
+    plain = {caption, " | ".join(c for c in heading[0] if c.strip())}
 
-    def same(c: Chunk) -> bool:
-        caption, rows = _head(c)
-        return rows == heading and (caption in captions or "continued" in caption.lower())
+    def titled(c: Chunk) -> bool:
+        own = _head(c)[0]
+        return own not in plain and "continued" not in own.lower()
 
+    if step < 0 and titled(edge):
+        return []  # this part opens its table
     out: list[Chunk] = []
-    number = chunk.page + step
+    number = edge.page + step
     while number > 0:
-        page = index.page_chunks(chunk.filing_key, [number])
-        edge = 0 if step > 0 else len(page) - 1
-        if not page or not same(page[edge]):
+        page = index.page_chunks(edge.filing_key, [number])
+        order = page if step > 0 else page[::-1]  # from the page's edge inwards
+        run: list[Chunk] = []
+        for c in order:
+            if _head(c)[1] != heading or (step > 0 and titled(c)):
+                break
+            run.append(c)
+            if step < 0 and titled(c):
+                break  # the table's first part: its title
+        if not run:
             break
-        run = _run(page, edge, same)
-        out = out + run if step > 0 else run + out
-        if len(run) < len(page):  # the table ends (starts) on this page
-            break
+        out = out + run if step > 0 else run[::-1] + out
+        if len(run) < len(page) or (step < 0 and titled(run[-1])):
+            break  # the table ends (starts) on this page
         number += step
     return out
 

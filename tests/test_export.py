@@ -148,6 +148,7 @@ def test_a_table_continued_on_the_next_pages_exports_whole():
     """A table that ends page 52 and goes on at the top of pages 53 and 54 under the same
     heading rows is one table, from any of its parts; what follows it is not."""
     first = _on(52, 11, [["Automotive sales", "72,480", "78,509", "67,210"]])
+    first = first.model_copy(update={"text": "Revenues by source\n" + first.text})  # its title
     second = _on(53, 12, [["Regulatory credits", "2,763", "1,790", "1,776"]])
     third = _on(54, 13, [["Services and other", "10,534", "8,319", "6,091"]])
     later = _on(54, 15, [["Leases", "1,200", "1,100", "1,000"]])  # after a paragraph
