@@ -79,10 +79,23 @@ def test_positions_that_cannot_place_every_cell_fall_back_to_the_printed_rows():
     assert rows == [["Total", "1,000", ""], ["Part", "400", "600"]]
 
 
-@pytest.mark.parametrize("span", ["0", "-3", "x", "99999"])
-def test_a_colspan_out_of_range_counts_as_one_column(span):
+@pytest.mark.parametrize("span", ["0", "-3", "x", "\u00b2", "99999"])
+def test_a_colspan_out_of_range_is_read_without_error(span):
     rows = grid(f'<table><tr><td colspan="{span}">Cash</td><td>16,139</td></tr></table>')
     assert rows == [["Cash", "16,139"]]
+
+
+def test_a_footnote_row_does_not_turn_column_placement_off():
+    """"(1)" is a footnote marker, not a figure: its row's wide text cell must not join the
+    figure columns into one (which sent the whole table back to compacted rows)."""
+    rows = grid("""<table>
+    <tr><td></td><td colspan="2">2024</td><td></td><td colspan="2">2023</td></tr>
+    <tr><td>Revenue</td><td>$</td><td>100</td><td></td><td>$</td><td>90</td></tr>
+    <tr><td>Margin</td><td></td><td></td><td></td><td></td><td>39%</td></tr>
+    <tr><td>(1)</td><td colspan="5">Restated for the change in accounting.</td></tr>
+    </table>""")
+    assert rows[2] == ["Margin", "", "39%"]  # 2023's, not under 2024
+    assert rows[0] == ["", "2024", "2023"]
 
 
 def test_apple_2024_ratio_rows_and_totals_sit_under_their_years():

@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 
 from finrag.ingest.read.common import _NUMBER, _PREFIX, _SUFFIX
+from finrag.tablegrid import has_figure
 
 _DASH = re.compile(r"^[-–—]+$")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")  # a period heading ("2024"), not a figure
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,8 @@ def figure_columns(rows: list[list[Cell]]) -> list[tuple[int, int]]:
 
 
 def _is_figure(text: str) -> bool:
-    return bool(_NUMBER.match(text)) and not _YEAR.match(text)
+    """A figure, not a year, a date's day or a footnote marker ("(1)")."""
+    return bool(_NUMBER.match(text)) and has_figure(text)
 
 
 def _is_amount(text: str) -> bool:

@@ -205,9 +205,10 @@ def _positioned(trs) -> list[list[Cell]]:
 
 
 def _span(value: str | None) -> int:
-    """A colspan or rowspan as a count: 1 where it is missing, not a number or out of range."""
+    """A colspan or rowspan as a count: 1 where it is missing, 0 or not a number; at most
+    _MAX_SPAN, as browsers cap it."""
     value = (value or "").strip()
-    return int(value) if value.isdigit() and 0 < int(value) <= _MAX_SPAN else 1
+    return min(int(value), _MAX_SPAN) if value.isdecimal() and int(value) > 0 else 1
 
 
 def _cell_text(td) -> str:
