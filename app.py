@@ -602,7 +602,8 @@ def table_name(c) -> str:
     return f"{c.ticker}-FY{c.fiscal_year}-p{c.page_label or c.page or 0}-{c.chunk_id[:6]}"
 
 
-# a figure asked of a company the index does not hold: no other company's text as its evidence
+# a figure asked of no company the index holds (none named, read from the passages or set in
+# the ticker filter): no other company's text as its evidence
 unheld = (asked.answer is None and asked.question.wants_facts and not asked.question.tickers
           and not result.filters.tickers)
 evidence = [] if unheld else best_evidence(result.query, result.fused)

@@ -56,7 +56,8 @@ def load(questions_file: Path, pdfs_dir: Path, doc_index: Path) -> tuple[list[Qu
                      if e.get("doc_name", name) == name}
             qid, text = record["financebench_id"], record["question"]
         except (KeyError, TypeError, ValueError) as exc:
-            raise DataError(f"{questions_file}:{n}: not a FinanceBench record ({exc!r})") from exc
+            raise DataError(f"{questions_file}: record {n} is not a FinanceBench question "
+                            f"({exc!r})") from exc
         doc = docs.get(name)
         if doc is None:
             skipped.append(f"{qid}: no PDF for {name} in {pdfs_dir}")
