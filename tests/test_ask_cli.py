@@ -11,7 +11,8 @@ from finrag.cli import main as finrag_main
 
 CITATION_KEYS = {"ticker", "fiscal_year", "line_label", "statement", "page", "page_label", "url"}
 ANSWER_KEYS = {"kind", "value", "unit", "text", "fiscal_year", "formula", "values", "change_pct",
-               "verdict", "citations", "points", "growth", "missing", "sentences"}
+               "verdict", "citations", "points", "growth", "missing", "sentences",
+               "other_totals"}
 
 
 def _ask(argv, capsys):
