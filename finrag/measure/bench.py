@@ -151,13 +151,16 @@ def company_filings(chunks, vectors, facts, n: int):
         ticker = TICKERS[company] if company < len(TICKERS) else f"C{company:04d}"
         mine = by_ticker.get(ticker) or [keys[company % len(keys)]]
         key = mine[year % len(mine)]
+        # a company of its own name: one copying another's filing is not that company (with
+        # the source's name, "Apple" would name every company copying Apple's 10-Ks)
+        name = chunks[rows[key][0]].company if ticker in by_ticker else f"Company {ticker}"
         take = rows[key][:n - written]
         fy = YEARS[year]
         fk = f"{ticker}:{fy}"
         out = [chunks[i].model_copy(update={
             "chunk_id": hashlib.sha256(f"bench{written + j}".encode()).hexdigest()[:32],
-            "ticker": ticker, "fiscal_year": fy, "filing_key": fk, "accession": ""})
-            for j, i in enumerate(take)]
+            "ticker": ticker, "company": name, "fiscal_year": fy, "filing_key": fk,
+            "accession": ""}) for j, i in enumerate(take)]
         shifted = [f.model_copy(update={
             "ticker": ticker, "fiscal_year": fy, "filing_key": fk, "chunk_id": None,
             "period_fiscal_year": None if f.period_fiscal_year is None

@@ -111,6 +111,7 @@ def _source():
     for key, ticker, year, size in (("A23", "AAPL", 2023, 3), ("A24", "AAPL", 2024, 4),
                                     ("T24", "TSLA", 2024, 5)):
         chunks += [Chunk(chunk_id=f"{key}{i}".ljust(32, "0"), ticker=ticker, fiscal_year=year,
+                         company={"AAPL": "Apple Inc.", "TSLA": "Tesla, Inc."}[ticker],
                          chunk_type="narrative", text=f"{ticker} {year} {i}", filing_key=key)
                    for i in range(size)]
         facts.append(Fact(ticker=ticker, fiscal_year=year, filing_key=key, source="xbrl",
@@ -134,6 +135,9 @@ def test_the_company_shape_gives_each_company_year_one_filing_of_its_own_source(
     assert keys[len(YEARS)] == f"{TICKERS[1]}:{YEARS[0]}"
     aapl = [cs for cs, _, _ in filings[:len(YEARS)]]
     assert {c.text.split()[0] for cs in aapl for c in cs} == {"AAPL"}  # Apple copies Apple
+    # each company its own name: "Apple" names AAPL alone, not every company copying Apple
+    names = {cs[0].ticker: cs[0].company for cs, _, _ in filings}
+    assert names["AAPL"] == "Apple Inc." and names[TICKERS[1]] == f"Company {TICKERS[1]}"
     for cs, vs, fs in filings:  # vectors and facts travel with their chunks
         assert [int(v[0]) for v in vs] == [texts.index(c.text) for c in cs]
         assert all(f.filing_key == cs[0].filing_key and f.ticker == cs[0].ticker for f in fs)
