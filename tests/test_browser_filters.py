@@ -256,3 +256,23 @@ def test_the_companys_own_total_is_quoted_under_the_statements_figure(data_dir, 
                                                     r"p\. 61"))).to_be_visible()
         ARTIFACTS.mkdir(exist_ok=True)
         panel.screenshot(path=str(ARTIFACTS / "app-other-totals.png"))
+
+
+@pytest.mark.slow
+def test_a_company_not_indexed_gets_the_reason_and_no_other_companys_evidence(index, tmp_path):
+    """"Microsoft capital expenditures 2024" on an index of Apple, Meta and Walmart: the reason
+    lists the companies indexed; no Apple or Meta passage is offered as best evidence."""
+    with browser_on(index, tmp_path) as (browser, url, sync_api):
+        expect = sync_api.expect
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        question = urllib.parse.quote("Microsoft capital expenditures 2024")
+        page.goto(f"{url}/?q={question}", wait_until="domcontentloaded")
+        expect(page.get_by_text(re.compile(r"names no indexed company.*AAPL, META, WMT"))
+               ).to_be_visible(timeout=60_000)
+        expect(page.get_by_role("heading", name="Fused (RRF)")).to_be_visible()
+        page.wait_for_function(  # the run is over: no "Running" widget
+            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+            timeout=60_000)
+        expect(page.get_by_role("heading", name="Best evidence")).to_have_count(0)
+        page.wait_for_timeout(1500)  # widgets drawn for the picture
+        page.screenshot(path=str(ARTIFACTS / "app-company-not-indexed.png"))
