@@ -84,7 +84,6 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     index = searcher.index
     companies, filed = companies_of(index)
     q = parse(result.query, companies, filters)
-    named = parse(result.query).years  # the years the question names (q may hold the filter's)
     defaulted = None
     inferred = _company_from_passages(q, result)
     if inferred:
@@ -115,12 +114,13 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
     if kind == passage.CAUSE or (kind == passage.LIST and outcome.answer is None
                                  and not q.asks_for_something):
-        outcome = _narrated(index, result, q, named, kind, outcome, companies)
+        outcome = _narrated(index, result, q, _named_years(result), kind, outcome, companies)
     elif outcome.answer is not None and q.items:  # the filing's own, different total beside it
         outcome.answer.other_totals = other_totals(outcome.answer, q.items[0],
                                                    result.fused) or None
     elif outcome.answer is None and q.wants_facts:
-        outcome.reason = (outcome.reason or "") + cause(q, named, filters, companies, filed)
+        outcome.reason = (outcome.reason or "") + cause(q, _named_years(result), filters,
+                                                        companies, filed)
     if inferred and outcome.answer is not None:
         outcome.answer.text += (f" (company {inferred} read from the passages:"
                                 " the question names none)")
@@ -132,6 +132,11 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         asked.citations = citations(index, outcome.answer)
     asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
     return asked
+
+
+def _named_years(result: SearchResult) -> tuple[int, ...]:
+    """The years the question itself names (the parsed question's may be the filter's)."""
+    return parse(result.query).years
 
 
 def _the_change(q: Question) -> Question:

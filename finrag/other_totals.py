@@ -84,6 +84,8 @@ def other_totals(answer, item: LineItem, hits: list[Hit]) -> list[dict]:
 
 def _stated(sentence: str, item: LineItem, unit: str) -> float | None:
     """The amount the sentence gives `item`, in `unit`; None where it gives none."""
+    if not _AMOUNT.search(sentence) or _NOT_A_TOTAL.search(sentence):
+        return None  # cheap checks first: most sentences state no dollar amount
     text = normalize(sentence)
     spans = []  # where the item's words stand in the sentence as printed
     for start, end, found in find_items(text):
@@ -92,7 +94,7 @@ def _stated(sentence: str, item: LineItem, unit: str) -> float | None:
         before = re.findall(r"[\w']+", sentence[:at.start()]) if at else []
         if at and (before[-1].lower() if before else "") in _BEFORE:
             spans.append((at.start(), at.end()))
-    if not spans or _NOT_A_TOTAL.search(sentence):
+    if not spans:
         return None
     for m in _AMOUNT.finditer(sentence):
         if any(_ITEM_THEN_AMOUNT.fullmatch(sentence, e, m.start())

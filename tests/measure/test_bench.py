@@ -121,7 +121,7 @@ def _source():
     return chunks, vectors, facts
 
 
-def test_the_company_shape_gives_each_company_year_one_filing_of_its_own_source():
+def test_the_company_shape_gives_each_company_year_one_filing():
     from finrag.measure.bench import TICKERS, YEARS, company_filings
 
     chunks, vectors, facts = _source()

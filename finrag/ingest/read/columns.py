@@ -75,8 +75,9 @@ def merged(row: list[Cell]) -> list[Cell]:
 
 
 def figure_columns(rows: list[list[Cell]]) -> list[tuple[int, int]]:
-    """(start, end) of each column: the spans of the cells of rows holding a figure (a
-    number that is not a year), where spans overlap joined into one column, left to right."""
+    """(start, end) of each column: the spans of the cells of rows holding a figure (not a
+    year, a date's day or a footnote marker), where spans overlap joined into one column, left
+    to right."""
     spans = sorted((c.start, c.end) for row in rows if any(_is_figure(c.text) for c in row)
                    for c in row)
     out: list[tuple[int, int]] = []
