@@ -16,7 +16,7 @@ EXIT_OK = 0
 
 def register(sub) -> None:
     e = sub.add_parser("eval", help="retrieval and answer quality on a benchmark").add_subparsers(
-        required=True, metavar="{financebench,figures,series}")
+        required=True, metavar="{financebench,figures,series,narrative}")
     g = e.add_parser("figures", help="answers right / wrong / unanswered on figure questions")
     g.add_argument("--questions", type=Path, required=True, help="figures .jsonl")
     g.add_argument("--filter", default="none", choices=["filing", "ticker", "none"],
@@ -33,6 +33,18 @@ def register(sub) -> None:
     s.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/series)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(run=run_series)
+    n = e.add_parser("narrative", help="page-hit@k and MRR per method, and where the answer "
+                     "quotes from, on narrative questions (causes, lists, yes / no)")
+    n.add_argument("--questions", type=Path, required=True, help="narrative key .jsonl "
+                   "(finrag/measure/keys/narrative.dev.jsonl)")
+    n.add_argument("--data", type=Path, default=Path("../shared/data"),
+                   help="the folder the key's filing paths are under")
+    n.add_argument("--filter", default="filing", choices=["filing", "ticker", "none"])
+    n.add_argument("--k", type=int, default=TOP_K)
+    n.add_argument("--no-answers", action="store_true", help="search only: do not ask")
+    n.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/narrative)")
+    n.add_argument("--json", action="store_true")
+    n.set_defaults(run=run_narrative)
     f = e.add_parser("financebench", help="page-hit@k, MRR, nDCG per method on FinanceBench")
     f.add_argument("--questions", type=Path, required=True, help="questions .jsonl")
     f.add_argument("--pdfs", type=Path, required=True, help="folder of the 10-K PDFs")
@@ -193,6 +205,33 @@ def run_series(args) -> int:
         result, f"Series, peer and ranking questions ({args.questions.name})") + (
         f"\npoints: {p['right']} right, {p['wrong']} wrong, {p['absent']} absent; "
         f"precision {p['precision']}"))
+    return EXIT_OK
+
+
+def run_narrative(args) -> int:
+    """Index the filings the key names (cached in the data dir), then search and ask each."""
+    from finrag.embed import Embedder
+    from finrag.measure import narrative_eval
+    from finrag.search import HybridSearcher
+
+    if not 1 <= args.k <= 100:
+        raise ValueError(f"--k {args.k}: choose 1 to 100")
+    questions = narrative_eval.load_key(args.questions)
+    folders = narrative_eval.filing_folders(questions, args.data)
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
+    settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "narrative")
+    embedder = Embedder()
+    report = build_eval_index(folders, settings, embedder, rebuild=bool(cache_problem(settings)))
+    searcher = HybridSearcher(settings, embedder)
+    try:
+        result = narrative_eval.evaluate(searcher, questions, args.filter, args.k,
+                                         answers=not args.no_answers)
+    finally:
+        searcher.close()
+    result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
+    print(json.dumps(result, indent=2) if args.json else narrative_eval.table(result))
     return EXIT_OK
 
 
