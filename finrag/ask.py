@@ -112,7 +112,8 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
         outcome = answer(q, facts, short_name(name) or (q.tickers[0] if q.tickers else ""))
     except (ArithmeticError, ValueError, KeyError, TypeError) as exc:  # never cost the passages
         outcome = Outcome(None, f"No answer: finrag could not read the facts ({exc}).")
-    if kind == passage.CAUSE or (kind == passage.LIST and outcome.answer is None
+    in_words = kind in (passage.LIST, passage.AMOUNT)
+    if kind == passage.CAUSE or (in_words and outcome.answer is None
                                  and not q.asks_for_something):
         outcome = _narrated(index, result, q, _named_years(result), kind, outcome, companies)
     elif outcome.answer is not None and q.items:  # the filing's own, different total beside it

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE = re.compile(r"(?<=[?.!])\s+(?=[A-Za-z(\"'])")
+# a sentence ends at ? . or !, but not at an abbreviation ("in the U.S. in 2024", "Apple Inc. and")
+_SENTENCE = re.compile(r"(?<=[?.!])(?<![A-Z]\.[A-Z]\.)(?<!Inc\.)(?<!Corp\.)(?<!\bCo\.)"
+                       r"\s+(?=[A-Za-z(\"'])")
 _DEFINES = re.compile(r"\b(?:defined|calculated|computed|measured) as\b|\b(?:define|calculate|"
                       r"compute)\b[^.?!]{1,60}?\bas\b(?! if\b)|\w\s?=\s?\S", re.IGNORECASE)
 _QUESTION_WORD = (r"(?:what|how|which|who|whom|whose|when|where|why|is|are|was|were|does|do|did|"

@@ -38,13 +38,15 @@ from finrag.asking import question_part
 from finrag.models import Hit
 from finrag.tokens import tokenize
 
-CAUSE, LIST, YES_NO = "cause", "list", "yes_no"
+CAUSE, LIST, AMOUNT, YES_NO = "cause", "list", "amount", "yes_no"
 
 _CAUSE_Q = re.compile(r"\b(?:why|drove|drive[sn]?|driv(?:er|ers|ing)|caus(?:e|ed|es|ing)|"
                       r"reasons?|explain(?:s|ed)?|factors?|contribut(?:ed|ing|ors?)|dragged|"
-                      r"behind)\b", re.IGNORECASE)
-_LIST_Q = re.compile(r"^\s*(?:what|which|who|whom|name|list|identify|describe)\b|"
-                     r"\b(?:what|which|who) (?:are|is|were|was)\b", re.IGNORECASE)
+                      r"behind|fuel(?:ed|led|s)?|led to|account(?:s|ed)? for)\b", re.IGNORECASE)
+_LIST_Q = re.compile(r"^\s*(?:name|list|identify|describe)\b|\b(?:what|which|who|whom)\b",
+                     re.IGNORECASE)
+# "How many people ...", "how much ...": a count or amount the filing states in words
+_AMOUNT_Q = re.compile(r"\bhow (?:many|much|large|big)\b", re.IGNORECASE)
 _YES_NO_Q = re.compile(r"^\s*(?:has|have|had|does|do|did|is|are|was|were)\b", re.IGNORECASE)
 
 # A sentence that gives a cause.
@@ -69,7 +71,11 @@ _ASKING = frozenset("""what which who whom whose why how when where name list id
     changes increase increased decrease decreased decline declined improve improved grow grew
     growth performance based data note please exclude excluding impact there doe between
     during among all one much many done able roughly whether within across per complete
-    completed make made""".split())
+    completed make made say says said consider considers actually roughly approximately
+    still ever now so more less far sharp sharply significantly fuel fueled fuelled explains
+    account accounted led contract contracted fall fell fallen rise rose risen surge surged
+    jump jumped drop dropped lose lost expand expanded shrink shrank widen widened narrow
+    narrowed higher lower""".split())
 
 # Analysts' words and the filing's usual ones for the same thing (general wording, not any one
 # filing's): each extra word also counts as the question's word.
@@ -85,7 +91,8 @@ _SAYS = {
     "industr": ("business", "sector", "market"),
     "compet": ("rival",),
     "suppl": ("vendor", "sourc"),
-    "emplo": ("headcount", "workforce", "personnel"),
+    "emplo": ("headcount", "workforce", "personnel", "associates"),
+    "peopl": ("employ", "headcount", "workforce", "personnel", "associates"),
     "produc": ("manufactur", "output", "deliver"),
 }
 _NOISE = re.compile(r"\btable of contents\b|\bpage \d+\b", re.IGNORECASE)
@@ -93,7 +100,23 @@ _NOISE = re.compile(r"\btable of contents\b|\bpage \d+\b", re.IGNORECASE)
 # the question asked; one that names things (capitalised words past its first) may list them.
 _INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|see note|"
                     r"refer to note)\b", re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:could|may|might|no assurance|cannot|would)\b", re.IGNORECASE)
+# a hedge is a modal on what might happen ("could adversely affect", "may be", "might lose"),
+# not any modal ("sources of entertainment that our members could choose")
+_HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?: not)?"
+                    r"(?: \w+ly)? (?:adversely|materially|negatively|harm|hurt|affect|impact|"
+                    r"result|cause|lose|reduce|decline|be|become|have|face|experience|incur|"
+                    r"require|fail|limit|increase|decrease|need|acquire|pursue|seek|enter|"
+                    r"make|engage|divest|sell|buy|change)\b", re.IGNORECASE)
+# a sentence whose subject is the company says so in its first words, and names what is asked
+# early: "Substantially all of the Company's hardware products are manufactured by ..."
+_OPENING, _EARLY = 5, 8
+_DATED = re.compile(r"^(?:as of|at|on|in|during|for) [^.;]{3,30}?\d{4},\s*")
+_PARENS = re.compile(r"\([^()]{1,60}\)")
+# three or more items after a colon, "including" or "such as": "methods of competition are:
+# technology; performance; price" (a policy's "acquire businesses, services and technologies"
+# names nothing)
+_ENUMERATION = re.compile(r"(?::|\binclud\w*|\bsuch as)[^,;]+[,;][^,;]+[,;][^,;]+")
+_AMOUNT = re.compile(r"\d[\d,.]*\s*(?:%|percent|million|billion|thousand)?")
 _NAME = re.compile(r"(?<=[\s(])[A-Z][\w&.'-]*")
 _EXHIBITS = re.compile(r"item 1[56]\b", re.IGNORECASE)
 _NOT_NAMES = frozenset("""We Our The In As For On At It This These Its Company Note Item Form
@@ -106,6 +129,7 @@ _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
                            r"Mr|Ms|Dr|St|vs|approx)\.$")
 _MIN_WORDS, _MAX_WORDS = 6, 90
+_ITEMS = 6  # the items a sentence ending in a colon reads on into
 _COVER = 2 / 3
 _MARGIN = 0.08
 
@@ -122,6 +146,8 @@ def form(text: str) -> str | None:
     asked = question_part(text or "")
     if _CAUSE_Q.search(asked):
         return CAUSE
+    if _AMOUNT_Q.search(asked):
+        return AMOUNT
     if _LIST_Q.search(asked):
         return LIST
     if _YES_NO_Q.search(asked):
@@ -135,7 +161,13 @@ def stem(token: str) -> str:
 
 def subject(text: str, company_words: set[str]) -> list[str]:
     """The question's content stems, in order, without repeats."""
-    asked = question_part(text or "")
+    out = _content(question_part(text or ""), company_words)
+    # a question sentence of asking words alone ("What explains the growth?") is about what
+    # the sentences before it said
+    return out or _content(text or "", company_words)
+
+
+def _content(asked: str, company_words: set[str]) -> list[str]:
     out = []
     for tok in tokenize(asked):
         if tok in _ASKING or tok in company_words or tok.isdigit() or len(tok) < 3:
@@ -155,7 +187,7 @@ def sentences(text: str) -> list[str]:
         else:
             pieces.append(raw)
     out = []
-    for raw in pieces:
+    for raw in _lists_read_on(pieces):
         s = " ".join(raw.split()).strip(" |")
         words = s.split()
         if not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s:
@@ -166,8 +198,31 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def _lists_read_on(pieces: list[str]) -> list[str]:
+    """A sentence that ends in a colon with its items after it, as far as they fit in a
+    quote: "We have four reportable segments: UnitedHealthcare ...; Optum Health ...". The
+    items stay sentences of their own too."""
+    out = []
+    for i, piece in enumerate(pieces):
+        out.append(piece)
+        if not piece.rstrip().endswith(":"):
+            continue
+        joined = piece.rstrip()
+        for item in pieces[i + 1:i + 1 + _ITEMS]:
+            longer = f"{joined} {item.strip()}"
+            if len(longer.split()) > _MAX_WORDS:
+                break
+            joined = longer
+        if joined != piece.rstrip():
+            out[-1] = joined
+    return out
+
+
 def _stems(sentence: str) -> set[str]:
-    stems = {stem(t) for t in tokenize(sentence)}
+    """The sentence's stems, and its whole words, which the filing's wording in `_SAYS` is
+    matched against ("employ" in "employed": a stem of five letters would be too short)."""
+    tokens = tokenize(sentence)
+    stems = {stem(t) for t in tokens} | set(tokens)
     low = sentence.lower()
     for words in _SAYS.values():  # a phrase of the filing's wording ("business combination")
         stems.update(w for w in words if " " in w and w in low)
@@ -214,15 +269,13 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                 or _INTRO.search(s)):
             continue
         score = cover + 0.1 / hit.rank
-        if kind == LIST:
+        if kind in (LIST, AMOUNT):
             names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES
                      and n.lower().strip(".,'") not in (company_words or set())}
-            if not names:
-                continue  # a list names its members: "we acquire businesses" is a policy
-            own = bool(re.search(rf"\b(?:we|our)\b(?:\W+\w+){{0,2}}?\W+{re.escape(head)}",
-                                 s.lower()))  # the company says it of itself: "we acquired"
-            if not own or _HEDGE.search(s):
-                continue  # a list answer is the company's statement of it, not a mention
+            if kind == LIST and not names and not _ENUMERATION.search(s):
+                continue  # a list names or enumerates: "we acquire businesses" is a policy
+            if not _own(s, head, company_words or set()) or _HEDGE.search(s):
+                continue  # the company's statement of it, not a mention or a risk
         scored.append(Quote(s, hit, round(score, 6)))
     scored.sort(key=lambda q: (-q.score, q.hit.rank))
     # the sentences about as good as the best: a far weaker one is another subject
@@ -237,8 +290,14 @@ def _phrase(terms: list[str], sentence: str) -> bool:
     neutral word between ("gross profit margin" holds "gross margin"; "operated at a higher gross
     margin" does not hold "operating margin", nor "automotive leasing revenue" "automotive
     revenue")."""
-    stems = [stem(t) for t in tokenize(sentence)]
-    starts = [i for i, s in enumerate(stems) if s == terms[0]]
+    return any(_in_order(terms, [stem(t) for t in tokenize(text)])
+               for text in (sentence, _PARENS.sub(" ", sentence)))  # "STELARA (ustekinumab) sales"
+
+
+def _in_order(terms: list[str], stems: list[str]) -> bool:
+    # "cost of automotive sales revenue" is a cost line, not the revenue asked about
+    starts = [i for i, s in enumerate(stems) if s == terms[0]
+              and (i == 0 or stems[i - 1] != "cost" or "cost" in terms)]
     for i in starts:
         at = i
         for t in terms[1:]:
@@ -252,9 +311,28 @@ def _phrase(terms: list[str], sentence: str) -> bool:
     return False
 
 
+def _own(sentence: str, head: str, company_words: set[str]) -> bool:
+    """Whether the company states the subject of itself: "we acquired", "our major customers"
+    (the subject at most two words after "we" / "our"), or a sentence whose subject is the
+    company ("Our operations are conducted in three reportable segments", "The Company's
+    hardware products are ...") and that names what is asked soon after it ("At the
+    acquisition date, we recorded a charge" is not about what the company acquired). Not a
+    mention: "compete against companies that, like us, operate in multiple geographies"."""
+    low = _DATED.sub("", sentence.lower())  # "As of December 31, 2024, we employed ..."
+    if re.search(rf"\b(?:we|our)\b(?:\W+\w+){{0,2}}?\W+{re.escape(head)}", low):
+        return True
+    words = re.findall(r"[a-z0-9]+", low)
+    at = next((i for i, w in enumerate(words[:_OPENING])
+               if w in ("we", "our", "company") or w in company_words), None)
+    after = words[at + 1:at + 1 + _EARLY] if at is not None else []
+    return bool(after) and _matches(head, {stem(w) for w in after} | set(after))
+
+
 def _does_the_job(kind: str, sentence: str) -> bool:
     if kind == CAUSE:
         return bool(_CAUSAL.search(sentence))
     if kind == LIST:
         return bool(_LISTING.search(sentence))
+    if kind == AMOUNT:
+        return bool(_AMOUNT.search(sentence))
     return True

@@ -10,7 +10,7 @@ from finrag.answer import Answer, Outcome
 from finrag.generate import LLMSettings
 from finrag.models import Chunk, Hit
 from finrag.narrate import narrate
-from finrag.passage import CAUSE, LIST, YES_NO, form, quotes, sentences
+from finrag.passage import AMOUNT, CAUSE, LIST, YES_NO, form, quotes, sentences
 
 # Home Depot's fiscal 2024 MD&A (Item 7, p. 30), as the filing prints it.
 HD_GROSS = ("Gross profit increased $2.3 billion, or 4.6%, to $53.3 billion in fiscal 2024. "
@@ -175,3 +175,72 @@ def test_a_policy_that_names_nothing_is_not_a_list():
                "distribution company, for $18.3 billion.", 2, ticker="BBY")
     question = "What acquisitions did Best Buy complete in fiscal 2024?"
     assert [q.text for q in quotes(question, [policy, done], BBY_WORDS)] == [done.chunk.text]
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What fueled Nvidia's Data Center revenue surge in fiscal 2025?", CAUSE),
+    ("Why did Humira sales fall so sharply in the U.S. in 2024?", CAUSE),  # not cut at "U.S."
+    ("In which countries are Apple's products manufactured?", LIST),
+    ("How many people does Amazon employ?", AMOUNT),
+])
+def test_the_form_of_more_questions(question, expected):
+    assert form(question) == expected
+
+
+# Words an analyst uses for the change ("contract", "fall") are not the subject: the gross
+# margin is, and Nike's MD&A bullet gives its cause.
+NKE_BULLET = ("Lower NIKE Brand ASP (decreasing gross margin approximately 180 basis points), "
+              "primarily due to higher discounts and changes in channel mix, partially offset by "
+              "strategic pricing actions;")
+
+
+def test_the_change_words_of_a_why_question_are_not_its_subject():
+    got = quotes("Why did Nike's gross margin contract in fiscal 2025?", [hit(NKE_BULLET)],
+                 {"nike", "inc"})
+    assert [q.text for q in got] == [NKE_BULLET]
+
+
+def test_a_cost_line_does_not_explain_the_revenue_and_a_parenthesis_sits_inside_a_phrase():
+    cost = ("Cost of automotive sales revenue decreased $3.25 billion, or 5%, in 2024 as "
+            "compared to 2023 due to lower deliveries.")
+    stelara = ("The decline of STELARA (ustekinumab) sales was driven by share loss primarily "
+               "due to European biosimilar entrants.")
+    assert quotes("Why did Tesla's automotive sales revenue fall in 2024?", [hit(cost)],
+                  {"tesla"}) == []
+    got = quotes("Why did Stelara sales decline in 2024?", [hit(stelara)], {"johnson"})
+    assert [q.text for q in got] == [stelara]
+
+
+def test_a_list_stated_by_the_company_as_subject_is_quoted_with_the_items_after_its_colon():
+    segments = ("The Company's operations are conducted in three reportable segments: Walmart "
+                "U.S., Walmart International and Sam's Club U.S.")
+    charge = ("At the acquisition date, we recorded a $2.1 billion charge representing an "
+              "acquired IPR&D asset in Research and development expenses.")
+    four = ("We have four reportable segments across our two businesses: \u2022 UnitedHealthcare, "
+            "which includes Employer & Individual; \u2022 Optum Health; \u2022 Optum Insight; "
+            "\u2022 Optum Rx.")
+    assert [q.text for q in quotes("What are Walmart's reportable segments?", [hit(segments)],
+                                   {"walmart"})] == [segments]
+    assert quotes("Which companies did Pfizer acquire?", [hit(charge)], {"pfizer"}) == []
+    got = quotes("What are UnitedHealth's reportable segments?", [hit(four)], {"unitedhealth"})
+    assert got[0].text.endswith("Optum Insight; Optum Rx.")
+
+
+def test_a_count_is_the_company_statement_with_a_number_after_its_date():
+    employ = ("As of December 31, 2024, we employed approximately 1,556,000 full-time and "
+              "part-time employees.")
+    vague = "Our employees are critical to our success and we invest in their development."
+    got = quotes("How many people does Amazon employ?", [hit(vague), hit(employ, rank=2)],
+                 {"amazon"})
+    assert [q.text for q in got] == [employ]
+
+
+def test_a_modal_in_a_clause_is_not_a_hedge_but_a_risk_is():
+    compete = ("We compete with a broad set of activities for leisure time, including video "
+               "providers, streaming providers, video gaming providers and social media, that "
+               "our members could choose in their free time.")
+    risk = ("We compete with many companies, including streaming providers, studios and "
+            "networks, and competition could adversely affect our results.")
+    q = "Who does Netflix consider its competition?"
+    assert [x.text for x in quotes(q, [hit(compete)], {"netflix"})] == [compete]
+    assert quotes(q, [hit(risk)], {"netflix"}) == []
