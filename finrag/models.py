@@ -107,6 +107,7 @@ class Hit(BaseModel):
     bm25_rank: int | None = None
     dense_contribution: float = 0.0  # weight / (k + dense_rank)
     bm25_contribution: float = 0.0
+    section_contribution: float = 0.0  # the vote of its Item where the question is routed
 
 
 class SearchResult(BaseModel):
@@ -117,5 +118,6 @@ class SearchResult(BaseModel):
     fused: list[Hit] = Field(default_factory=list)
     message: str = ""  # e.g. "No indexed chunk matches these filters."
     expansions: list[str] = Field(default_factory=list)  # statement wording added to the query
+    routed: list[str] = Field(default_factory=list)  # Items given a vote (finrag.routing)
     generation: str = ""  # the index generation that answered
     timings_ms: dict[str, float] = Field(default_factory=dict)  # embed, dense, bm25, fuse

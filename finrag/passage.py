@@ -42,7 +42,7 @@ CAUSE, LIST, AMOUNT, YES_NO = "cause", "list", "amount", "yes_no"
 
 _CAUSE_Q = re.compile(r"\b(?:why|drove|drive[sn]?|driv(?:er|ers|ing)|caus(?:e|ed|es|ing)|"
                       r"reasons?|explain(?:s|ed)?|factors?|contribut(?:ed|ing|ors?)|dragged|"
-                      r"behind|fuel(?:ed|led|s)?|led to|account(?:s|ed)? for)\b", re.IGNORECASE)
+                      r"behind|fuel(?:ed|led|s)?|led to)\b", re.IGNORECASE)
 _LIST_Q = re.compile(r"^\s*(?:name|list|identify|describe)\b|\b(?:what|which|who|whom)\b",
                      re.IGNORECASE)
 # "How many people ...", "how much ...": a count or amount the filing states in words
@@ -83,7 +83,7 @@ _SAYS = {
     "geograph": ("region", "countr", "geogr", "international", "america", "europe", "asia"),
     "customer": ("client", "portion of our revenue", "of our revenues were", "of our revenue was",
                  "of our total revenue"),
-    "acqui": ("business combination", "purchas", "merge"),
+    "acqui": ("business combination", "purchased", "merged", "merger"),
     "legal": ("litig", "lawsu", "proceeding", "claim", "plaintiff", "court"),
     "litig": ("legal", "lawsu", "proceeding", "plaintiff", "court"),
     "lawsu": ("legal", "litig", "proceeding", "plaintiff", "court"),

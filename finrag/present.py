@@ -370,7 +370,9 @@ def explain(hit: Hit, dense: list[Hit], bm25: list[Hit]) -> str:
     if not parts:
         return "ranked by neither retriever"
     alone = "" if len(parts) == 2 else " only"
-    return "ranked " + " and ".join(parts) + alone
+    routed = (f"; lifted: a 10-K explains its changes in {hit.chunk.section} (MD&A)"
+              if hit.section_contribution else "")
+    return "ranked " + " and ".join(parts) + alone + routed
 
 
 def vote(name: str, rank: int | None, shown: list[Hit], chunk_id: str) -> str:
@@ -408,5 +410,6 @@ def hit_record(hit: Hit, *, fused: bool = False, text_limit: int | None = None) 
     if fused:
         out.update(dense_rank=hit.dense_rank, bm25_rank=hit.bm25_rank,
                    dense_contribution=round(hit.dense_contribution, 6),
-                   bm25_contribution=round(hit.bm25_contribution, 6))
+                   bm25_contribution=round(hit.bm25_contribution, 6),
+                   section_contribution=round(hit.section_contribution, 6))
     return out

@@ -26,6 +26,8 @@ from finrag.index import Index
 from finrag.lexical import query_vector
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.published import open_index
+from finrag.routing import WEIGHT as ROUTE_WEIGHT
+from finrag.routing import routes
 from finrag.store.base import StoreError
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query
@@ -132,17 +134,22 @@ class HybridSearcher:
         weights: tuple[float, float] = (1.0, 1.0),
         expand: bool = True,
         fuse_by: str = "page",
+        route: bool = True,
     ) -> SearchResult:
         """`expand`: add the statement wording of analysts' terms (finrag.vocabulary) to the
         query of both retrievers; the added phrases are in `result.expansions`.
         `fuse_by`: "page" (default) fuses the two lists by page, one fused hit per page of a
         filing, each retriever voting with its best-ranked chunk on that page; "chunk" fuses
-        chunk by chunk. The dense and BM25 lists are chunk lists either way."""
+        chunk by chunk. The dense and BM25 lists are chunk lists either way.
+        `route`: give the candidates printed where the question's form is answered (MD&A for
+        a "why did it change", finrag.routing) a third, half-weight vote; `result.routed` says
+        which Items."""
         filters = filters or Filters()
         text = clean_query(query)
         _check_settings(top_k, k_each, rrf_k, fuse_by, weights)
         result = SearchResult(query=text, filters=filters, generation=index.name,
-                              expansions=expand_query(text) if expand else [])
+                              expansions=expand_query(text) if expand else [],
+                              routed=list(routes(text)) if route else [])
         if len(index) == 0:
             result.message = NO_MATCH
             return result
@@ -221,14 +228,21 @@ class HybridSearcher:
         _check_known(index, candidates, known)
         signatures = {cid: signature for cid, (signature, _) in known.items()}
         dense, bm25 = _collapse(dense, signatures), _collapse(bm25, signatures)
+        lists = {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]}
+        wts = {"dense": weights[0], "bm25": weights[1]}
+        chunks: dict[str, Chunk] = {}
+        if result.routed:  # the candidates' sections are needed: hydrate them all
+            chunks = index.chunks(list(known))
+            lists["section"] = _in_sections(lists, chunks, set(result.routed))
+            wts["section"] = ROUTE_WEIGHT
         fused = rrf(
-            {"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
-            k=rrf_k, weights={"dense": weights[0], "bm25": weights[1]}, top_k=top_k,
+            lists, k=rrf_k, weights=wts, top_k=top_k,
             groups={cid: page for cid, (_, page) in known.items()} if fuse_by == "page"
             else None,
         )
         shown = {c for c, _ in dense[:top_k] + bm25[:top_k]} | {f.chunk_id for f in fused}
-        chunks = index.chunks(sorted(shown))  # hydrate only what is shown
+        if not chunks:
+            chunks = index.chunks(sorted(shown))  # hydrate only what is shown
         result.dense = _hits(dense[:top_k], chunks)
         result.bm25 = _hits(bm25[:top_k], chunks)
         result.fused = [
@@ -237,10 +251,22 @@ class HybridSearcher:
                 dense_rank=f.ranks.get("dense"), bm25_rank=f.ranks.get("bm25"),
                 dense_contribution=f.contributions.get("dense", 0.0),
                 bm25_contribution=f.contributions.get("bm25", 0.0),
+                section_contribution=f.contributions.get("section", 0.0),
             )
             for i, f in enumerate(fused, start=1)
         ]
         timings["fuse"] = (time.perf_counter() - t0) * 1000
+
+
+def _in_sections(lists: dict[str, list[str]], chunks: dict[str, Chunk],
+                 sections: set[str]) -> list[str]:
+    """The candidates of both lists printed in `sections`, best rank in either list first."""
+    best: dict[str, int] = {}
+    for ids in lists.values():
+        for rank, cid in enumerate(ids):
+            best[cid] = min(rank, best.get(cid, rank))
+    return [cid for cid in sorted(best, key=lambda c: (best[c], c))
+            if cid in chunks and (chunks[cid].section or "") in sections]
 
 
 def bm25_tokens(text: str, expansions: list[str]) -> list[str]:

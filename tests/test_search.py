@@ -12,6 +12,7 @@ from finrag.config import Settings
 from finrag.generation import publish, write_generation
 from finrag.index import Index, IndexUnavailable
 from finrag.models import Chunk, Filters
+from finrag.present import explain
 from finrag.search import NO_MATCH, HybridSearcher, QueryError
 
 TEXTS = {
@@ -396,3 +397,33 @@ def test_opening_and_searching_read_only_the_rows_they_need(searcher, index_sql)
         assert plans and all("chunks" not in p or "INDEX" in p for p in plans), plans
     finally:
         index.close()
+
+
+def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_has(
+        data_dir, fake_embedder):
+    """A 10-K explains its changes in MD&A (Item 7): a why question gives its candidates there
+    a third vote; the risk factor that repeats the question's words falls behind it."""
+    rows = [("a" * 32, "Item 1A", 12, "Why gross margin decreased: gross margin decreased and "
+                                      "gross margin could decrease further."),
+            ("b" * 32, "Item 7", 30, "Gross margin decreased due to higher freight costs."),
+            ("c" * 32, "Item 8", 50, "Revenue recognition policies for product sales.")]
+    chunks = [Chunk(chunk_id=cid, ticker="NKE", fiscal_year=2025, chunk_type="narrative",
+                    section=sec, page=p, text=t, filing_key="NKE2025") for cid, sec, p, t in rows]
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks, fake_embedder.encode([c.text for c in chunks]),
+                     fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    s = HybridSearcher(settings, fake_embedder)
+    try:
+        query = "Why gross margin decreased?"
+        plain = s.search(query, top_k=3, expand=False, route=False)
+        routed = s.search(query, top_k=3, expand=False)
+        other = s.search("gross margin decreased", top_k=3, expand=False)
+    finally:
+        s.close()
+    assert plain.fused[0].chunk.section == "Item 1A" and plain.routed == []
+    assert routed.routed == ["Item 7"] and routed.fused[0].chunk.section == "Item 7"
+    assert routed.fused[0].section_contribution > 0
+    assert "MD&A" in explain(routed.fused[0], routed.dense, routed.bm25)
+    assert {h.chunk_id for h in routed.fused} == {h.chunk_id for h in plain.fused}
+    assert other.routed == [] and all(h.section_contribution == 0 for h in other.fused)

@@ -42,6 +42,8 @@ def register(sub) -> None:
     n.add_argument("--filter", default="filing", choices=["filing", "ticker", "none"])
     n.add_argument("--k", type=int, default=TOP_K)
     n.add_argument("--no-answers", action="store_true", help="search only: do not ask")
+    n.add_argument("--no-route", action="store_true",
+                   help="no section vote (MD&A for a why question: finrag.routing)")
     n.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/narrative)")
     n.add_argument("--json", action="store_true")
     n.set_defaults(run=run_narrative)
@@ -55,6 +57,8 @@ def register(sub) -> None:
     f.add_argument("--rrf-k", type=int, default=RRF_K)
     f.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
     f.add_argument("--no-expand", action="store_true", help="no finance-vocabulary expansion")
+    f.add_argument("--no-route", action="store_true",
+                   help="no section vote (MD&A for a why question: finrag.routing)")
     f.add_argument("--fuse-by", choices=("page", "chunk"), default="page",
                    help="fuse the two lists page by page (default) or chunk by chunk")
     f.add_argument("--data-dir", type=Path, help="index cache (default: <data dir>/financebench)")
@@ -114,6 +118,7 @@ def run_financebench(args) -> int:
                                                  auto=not args.no_auto_filters,
                                                  k_each=max(args.k_each, 20), rrf_k=args.rrf_k,
                                                  weights=weights, expand=not args.no_expand,
+                                                 route=not args.no_route,
                                                  fuse_by=args.fuse_by)
     finally:
         searcher.close()
@@ -227,7 +232,7 @@ def run_narrative(args) -> int:
     searcher = HybridSearcher(settings, embedder)
     try:
         result = narrative_eval.evaluate(searcher, questions, args.filter, args.k,
-                                         answers=not args.no_answers)
+                                         answers=not args.no_answers, route=not args.no_route)
     finally:
         searcher.close()
     result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}

@@ -24,6 +24,8 @@ def register(sub) -> None:
     s.add_argument("--rrf-k", type=int, default=RRF_K)
     s.add_argument("--weights", default="1,1", help="dense,bm25 RRF weights")
     s.add_argument("--no-expand", action="store_true", help="no finance-vocabulary expansion")
+    s.add_argument("--no-route", action="store_true",
+                   help="no section vote (MD&A for a why question: finrag.routing)")
     s.add_argument("--fuse-by", choices=("page", "chunk"), default="page",
                    help="fuse the two lists page by page (default) or chunk by chunk")
     s.add_argument("--data-dir", type=Path)
@@ -40,6 +42,7 @@ def run(args) -> int:
     filters = query.with_auto_filters(searcher, args.query, filters, not args.no_auto_filters)
     result = searcher.search(args.query, filters, args.k, k_each=args.k_each,
                              rrf_k=args.rrf_k, weights=weights, expand=not args.no_expand,
+                             route=not args.no_route,
                              fuse_by=args.fuse_by)
     if args.json:
         print(json.dumps(query.search_json(result), indent=2))

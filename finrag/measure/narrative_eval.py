@@ -99,8 +99,9 @@ def quoted(asked, evidence: frozenset[Place]) -> str:
 
 
 def evaluate(searcher, questions: list[NarrativeQuestion], mode: str = "filing",
-             k: int = 10, answers: bool = True) -> dict:
-    """Every question searched (and asked, with `answers`) under its filter; the report."""
+             k: int = 10, answers: bool = True, **search_kw) -> dict:
+    """Every question searched (and asked, with `answers`) under its filter, with `search_kw`
+    (HybridSearcher.search's settings); the report."""
     from finrag.ask import ask
 
     index = searcher.index
@@ -115,11 +116,11 @@ def evaluate(searcher, questions: list[NarrativeQuestion], mode: str = "filing",
             continue
         filters = filters_for(q, mode)
         if answers:
-            asked = ask(searcher, q.question, filters, top_k=k)
+            asked = ask(searcher, q.question, filters, top_k=k, **search_kw)
             result, outcome = asked.search, quoted(asked, evidence)
             tally[q.kind][outcome] += 1
         else:
-            result, outcome = searcher.search(q.question, filters, top_k=k), None
+            result, outcome = searcher.search(q.question, filters, top_k=k, **search_kw), None
         kind = by_kind.setdefault(q.kind, {m: MethodScores() for m in METHODS})
         ranks = {}
         for m in METHODS:
