@@ -3,7 +3,8 @@ question, chosen from the passages the search found, never written.
 
 `form(text)` says whether a question asks for words rather than a figure: a cause ("What drove
 the operating margin change?"), a list or a name ("What are the geographies ...", "Who are the
-primary customers ...", "Which segment ..."), or a yes / no about something the filing states
+primary customers ...", "Which segment ..."), a count the filing states in words ("How many
+people does Amazon employ?"), or a yes / no about something the filing states
 ("Has Boeing reported any legal proceedings?"; recognised, not answered with quotes: a sentence
 shown does not settle a yes or a no). `quotes(text, hits, companies)` splits the top passages
 into sentences and keeps those that do the question's job:
@@ -20,8 +21,11 @@ into sentences and keeps those that do the question's job:
   margin" does not explain the operating margin) and does the question's job: a cause question
   needs a sentence that gives a cause ("primarily due to", "driven by", "reflected", "offset
   by"); a list question the company's own statement of the subject ("we acquired", "our major
-  customers") that lists or names. A sentence that merely shares words with the question is not
-  an answer, nor is one that hedges ("could", "may") or introduces a table;
+  customers", or the company as the sentence's subject naming it soon after: "The Company's
+  operations are conducted in three reportable segments: ...") that names or enumerates; a
+  count the same statement with a number. A sentence ending in a colon reads on into its items.
+  A sentence that merely shares words with the question is not an answer, nor is one that
+  hedges ("could adversely affect", "may be") or introduces a table;
 - up to three sentences within a small margin of the best, the best first, ties broken by the
   passage's place in the fused list.
 
