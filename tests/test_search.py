@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from finrag.commands.search import hit_cell
 from finrag.config import Settings
 from finrag.generation import publish, write_generation
 from finrag.index import Index, IndexUnavailable
@@ -425,5 +426,6 @@ def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_h
     assert routed.routed == ["Item 7"] and routed.fused[0].chunk.section == "Item 7"
     assert routed.fused[0].section_contribution > 0
     assert "MD&A" in explain(routed.fused[0], routed.dense, routed.bm25)
+    assert "+MD&A]" in hit_cell(routed.fused[0], 100)[0]  # the CLI's fused column says so too
     assert {h.chunk_id for h in routed.fused} == {h.chunk_id for h in plain.fused}
     assert other.routed == [] and all(h.section_contribution == 0 for h in other.fused)

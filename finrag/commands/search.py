@@ -77,6 +77,7 @@ def hit_cell(hit, width: int) -> list[str]:
     elif c.page:
         head += f" file-p{c.page}"
     if hit.dense_rank is not None or hit.bm25_rank is not None:
-        head += f" [d{hit.dense_rank or '-'} b{hit.bm25_rank or '-'}]"
+        head += f" [d{hit.dense_rank or '-'} b{hit.bm25_rank or '-'}"
+        head += " +MD&A]" if hit.section_contribution else "]"  # finrag.routing's vote
     snippet = " ".join(c.text.split())[: width * 3]
     return [head[:width]] + textwrap.wrap(snippet, width)[:3]
