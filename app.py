@@ -654,7 +654,7 @@ def show_hit(hit, column: str) -> None:
     else:
         st.markdown(f"**#{hit.rank}** {meta}")
     if column == "fused":
-        st.caption(escape_md(explain(hit, result.dense, result.bm25)))
+        st.caption(escape_md(explain(hit, result.dense, result.bm25, result.routed)))
         if explaining:
             d, b = hit.dense_contribution, hit.bm25_contribution
             st.progress(min(1.0, d / (d + b)) if d + b else 0.0,

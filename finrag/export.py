@@ -86,7 +86,7 @@ def rows(result: SearchResult, answer=None, answer_citations=(), filters: str = 
     for key, _ in LISTS:
         for hit in getattr(result, key):
             c = hit.chunk
-            why = explain(hit, result.dense, result.bm25) if key == "fused" else ""
+            why = explain(hit, result.dense, result.bm25, result.routed) if key == "fused" else ""
             view = hit_view(hit, tables)
             out.append({**base, "list": key, "rank": hit.rank, "ticker": c.ticker,
                         "fiscal_year": c.fiscal_year, "section": c.section,
@@ -126,7 +126,8 @@ def to_markdown(result: SearchResult, answer=None, answer_citations=(), filters:
         if not hits:
             lines += ["No results.", ""]
         for hit in hits:
-            why = f" ({explain(hit, result.dense, result.bm25)})" if key == "fused" else ""
+            why = (f" ({explain(hit, result.dense, result.bm25, result.routed)})"
+                   if key == "fused" else "")
             lines.append(f"{hit.rank}. {_md(citation(hit.chunk))}{why}")
             url = edgar_url(hit.chunk)
             if url:

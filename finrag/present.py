@@ -358,7 +358,7 @@ def snippet(text: str, query: str, width: int = 320) -> str:
     return ("… " if start else "") + cut + (" …" if end < len(flat) else "")
 
 
-def explain(hit: Hit, dense: list[Hit], bm25: list[Hit]) -> str:
+def explain(hit: Hit, dense: list[Hit], bm25: list[Hit], routed: list[str] = ()) -> str:
     """Why a fused hit is where it is, in words: "ranked #1 by dense and #2 by BM25"; a vote
     given to another passage of the same page says so."""
     parts = []
@@ -370,9 +370,15 @@ def explain(hit: Hit, dense: list[Hit], bm25: list[Hit]) -> str:
     if not parts:
         return "ranked by neither retriever"
     alone = "" if len(parts) == 2 else " only"
-    routed = (f"; lifted: a 10-K explains its changes in {hit.chunk.section} (MD&A)"
-              if hit.section_contribution else "")
-    return "ranked " + " and ".join(parts) + alone + routed
+    return "ranked " + " and ".join(parts) + alone + lifted(hit, routed)
+
+
+def lifted(hit: Hit, routed: list[str]) -> str:
+    """"; lifted: ..." where the routed place's vote counted for the hit (finrag.routing)."""
+    from finrag.routing import why
+
+    reason = why(hit.chunk, routed) if hit.section_contribution else ""
+    return f"; lifted: {reason}" if reason else ""
 
 
 def vote(name: str, rank: int | None, shown: list[Hit], chunk_id: str) -> str:

@@ -1,25 +1,60 @@
-"""Where in a 10-K a question is answered, for the questions whose place the form fixes.
+"""Where in a 10-K a question is answered, where the question's form or its line items fix it.
 
-A "why did it change" question is answered in Management's Discussion and Analysis (Item 7):
-Regulation S-K Item 303 requires it to describe the reasons for material changes in the line
-items, so the sentences that give a change's cause are printed there, whatever the company.
-Search gives the chunks of the routed Items a third, half-weight vote in the fusion, among the
-candidates the two retrievers found; it adds no candidate and filters nothing out.
+- A "why did it change" question is answered in Management's Discussion and Analysis (Item 7):
+  Regulation S-K Item 303 requires it to describe the reasons for material changes, so the
+  sentences that give a change's cause are printed there, whatever the company.
+- A question naming line items (working capital, capital expenditure, gross margin) is answered
+  on the statements that print them (finrag.vocabulary's homes of each item): its pages are
+  known by their heading ("CONSOLIDATED BALANCE SHEETS").
 
-Measured (docs/measurements.md, 2026-12-07 night): on the 12 cause questions of the narrative
-key fused MRR@10 .600 -> .767, hit@10 .917 -> 1.0; FinanceBench filing filter hit@10 .894 ->
-.936. Routing other topics to their Items (employees and competition to Item 1, lawsuits to
-Item 3, dividends to Item 5) was measured too and not kept: narrative MRR .633 -> .626.
+Search gives the candidates printed in a routed place a third, half-weight vote in the fusion,
+among those the two retrievers found: it adds no candidate and filters nothing out.
+
+Measured (docs/measurements.md, 2026-12-07 night), filing filter, fused MRR@10: the narrative
+key's 12 cause questions .600 -> .767 (MD&A); FinanceBench's 47 dev questions .714 -> .719
+(MD&A) -> .764 (and the statements). Routing other topics to their Items (employees and
+competition to Item 1, lawsuits to Item 3, dividends to Item 5) was measured and not kept.
 """
 
 from __future__ import annotations
 
-from finrag import passage
+import re
+
+from finrag import passage, vocabulary
+from finrag.models import Chunk
 
 MDNA = "Item 7"
-WEIGHT = 0.5  # of the section vote, against 1.0 for each retriever
+WEIGHT = 0.5  # of the place's vote, against 1.0 for each retriever
+STATEMENTS = {  # vocabulary's statement -> (its name here, its pages' heading)
+    vocabulary.IS: ("income statement", re.compile(
+        r"statements? of (?:consolidated )?(?:comprehensive )?(?:operations|income|earnings)"
+        r"|income statements?", re.IGNORECASE)),
+    vocabulary.BS: ("balance sheet", re.compile(
+        r"balance sheets?|statements? of (?:consolidated )?financial (?:position|condition)",
+        re.IGNORECASE)),
+    vocabulary.CF: ("cash flow statement", re.compile(r"statements? of (?:consolidated )?"
+                                                      r"cash flows?", re.IGNORECASE)),
+}
+_BY_NAME = {name: heading for name, heading in STATEMENTS.values()}
 
 
 def routes(query: str) -> tuple[str, ...]:
-    """The Items that answer `query`, or () where its form fixes none."""
-    return (MDNA,) if passage.form(query) == passage.CAUSE else ()
+    """The places that answer `query`: "Item 7" and / or statement names; () where none."""
+    out = [MDNA] if passage.form(query) == passage.CAUSE else []
+    out += [STATEMENTS[h][0] for h in vocabulary.homes(query) if h in STATEMENTS]
+    return tuple(dict.fromkeys(out))
+
+
+def holds(chunk: Chunk, places: tuple[str, ...] | list[str]) -> bool:
+    """Whether `chunk` is printed in one of the routed places."""
+    return any((chunk.section or "") == p if p not in _BY_NAME
+               else bool(_BY_NAME[p].search(chunk.heading or "")) for p in places)
+
+
+def why(chunk: Chunk, places: tuple[str, ...] | list[str]) -> str:
+    """In words, why a routed place lifted `chunk` ("" where it did not)."""
+    if MDNA in places and chunk.section == MDNA:
+        return f"a 10-K explains its changes in {MDNA} (MD&A)"
+    hit = next((p for p in places if p in _BY_NAME and _BY_NAME[p].search(chunk.heading or "")),
+               None)
+    return f"the {hit} prints the line items asked about" if hit else ""

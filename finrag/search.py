@@ -27,7 +27,7 @@ from finrag.lexical import query_vector
 from finrag.models import Chunk, Filters, Hit, SearchResult
 from finrag.published import open_index
 from finrag.routing import WEIGHT as ROUTE_WEIGHT
-from finrag.routing import routes
+from finrag.routing import holds, routes
 from finrag.store.base import StoreError
 from finrag.tokens import tokenize
 from finrag.vocabulary import expand as expand_query
@@ -141,9 +141,9 @@ class HybridSearcher:
         `fuse_by`: "page" (default) fuses the two lists by page, one fused hit per page of a
         filing, each retriever voting with its best-ranked chunk on that page; "chunk" fuses
         chunk by chunk. The dense and BM25 lists are chunk lists either way.
-        `route`: give the candidates printed where the question's form is answered (MD&A for
-        a "why did it change", finrag.routing) a third, half-weight vote; `result.routed` says
-        which Items."""
+        `route`: give the candidates printed where the question is answered (MD&A for a "why
+        did it change", the statements of the line items it names: finrag.routing) a third,
+        half-weight vote; `result.routed` says which places."""
         filters = filters or Filters()
         text = clean_query(query)
         _check_settings(top_k, k_each, rrf_k, fuse_by, weights)
@@ -233,7 +233,7 @@ class HybridSearcher:
         chunks: dict[str, Chunk] = {}
         if result.routed:  # the candidates' sections are needed: hydrate them all
             chunks = index.chunks(list(known))
-            lists["section"] = _in_sections(lists, chunks, set(result.routed))
+            lists["section"] = _in_places(lists, chunks, result.routed)
             wts["section"] = ROUTE_WEIGHT
         fused = rrf(
             lists, k=rrf_k, weights=wts, top_k=top_k,
@@ -258,15 +258,15 @@ class HybridSearcher:
         timings["fuse"] = (time.perf_counter() - t0) * 1000
 
 
-def _in_sections(lists: dict[str, list[str]], chunks: dict[str, Chunk],
-                 sections: set[str]) -> list[str]:
-    """The candidates of both lists printed in `sections`, best rank in either list first."""
+def _in_places(lists: dict[str, list[str]], chunks: dict[str, Chunk],
+               places: list[str]) -> list[str]:
+    """The candidates of both lists printed in a routed place, best rank in either first."""
     best: dict[str, int] = {}
     for ids in lists.values():
         for rank, cid in enumerate(ids):
             best[cid] = min(rank, best.get(cid, rank))
     return [cid for cid in sorted(best, key=lambda c: (best[c], c))
-            if cid in chunks and (chunks[cid].section or "") in sections]
+            if cid in chunks and holds(chunks[cid], places)]
 
 
 def bm25_tokens(text: str, expansions: list[str]) -> list[str]:

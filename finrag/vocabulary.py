@@ -159,6 +159,13 @@ def phrase_terms(tokens: list[str]) -> list[str]:
     return [t for t in (pair(a, b) for a, b in zip(tokens, tokens[1:])) if t in PHRASES]
 
 
+def homes(query: str) -> list[str]:
+    """The statements (IS, BS, CF) that print the line items `query` names, in table order."""
+    text = query.lower().replace("-", " ").replace("\u2019", "'")
+    return list(dict.fromkeys(h for pattern, _, hs in _COMPILED if pattern.search(text)
+                              for h in hs))
+
+
 def expand(query: str) -> list[str]:
     """The statement wording for each analyst's term in `query` (in table order, each once),
     then the statements those line items are printed on (each once)."""

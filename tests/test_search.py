@@ -423,9 +423,41 @@ def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_h
     finally:
         s.close()
     assert plain.fused[0].chunk.section == "Item 1A" and plain.routed == []
-    assert routed.routed == ["Item 7"] and routed.fused[0].chunk.section == "Item 7"
+    assert routed.routed == ["Item 7", "income statement"]  # gross margin: on the income statement
+    assert routed.fused[0].chunk.section == "Item 7"
     assert routed.fused[0].section_contribution > 0
-    assert "MD&A" in explain(routed.fused[0], routed.dense, routed.bm25)
+    assert "MD&A" in explain(routed.fused[0], routed.dense, routed.bm25, routed.routed)
     assert "+MD&A]" in hit_cell(routed.fused[0], 100)[0]  # the CLI's fused column says so too
     assert {h.chunk_id for h in routed.fused} == {h.chunk_id for h in plain.fused}
-    assert other.routed == [] and all(h.section_contribution == 0 for h in other.fused)
+    assert "Item 7" not in other.routed  # no why: no MD&A vote (and no statement page here)
+    assert all(h.section_contribution == 0 for h in other.fused)
+
+
+def test_a_line_item_question_lifts_the_statement_page_that_prints_it(data_dir, fake_embedder):
+    """Working capital is printed on the balance sheet: its page (known by its heading) gets
+    the third vote over a narrative page that repeats the question's words."""
+    rows = [("a" * 32, "Item 7", 30, "", "Corning keeps working capital positive."),
+            ("b" * 32, "Item 8", 55, "CONSOLIDATED BALANCE SHEETS",
+             "Working capital positive | 2,278 | 2,652"),
+            ("c" * 32, "Item 8", 56, "CONSOLIDATED STATEMENTS OF CASH FLOWS",
+             "Net cash provided by operating activities | 2,615 | 3,412")]
+    chunks = [Chunk(chunk_id=cid, ticker="GLW", fiscal_year=2022, chunk_type="table" if h else
+                    "narrative", section=sec, page=p, heading=h, text=t, filing_key="GLW2022")
+              for cid, sec, p, h, t in rows]
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks, fake_embedder.encode([c.text for c in chunks]),
+                     fake_embedder.name)
+    publish(data_dir, "gen-000001")
+    s = HybridSearcher(settings, fake_embedder)
+    try:
+        query = "Does Corning have positive working capital?"
+        plain = s.search(query, top_k=3, route=False, expand=False)
+        routed = s.search(query, top_k=3, expand=False)
+    finally:
+        s.close()
+    assert routed.routed == ["balance sheet"]
+    assert [h.chunk.page for h in plain.fused][:2] == [30, 55]  # the narrative page's words win
+    assert [h.chunk.page for h in routed.fused][:2] == [55, 30]  # the statement's page is lifted
+    lifted = routed.fused[0]
+    assert "balance sheet prints the line items" in explain(lifted, routed.dense, routed.bm25,
+                                                           routed.routed)

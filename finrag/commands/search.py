@@ -78,6 +78,9 @@ def hit_cell(hit, width: int) -> list[str]:
         head += f" file-p{c.page}"
     if hit.dense_rank is not None or hit.bm25_rank is not None:
         head += f" [d{hit.dense_rank or '-'} b{hit.bm25_rank or '-'}"
-        head += " +MD&A]" if hit.section_contribution else "]"  # finrag.routing's vote
+        if hit.section_contribution:  # finrag.routing's vote: MD&A, or a statement page
+            head += " +MD&A]" if c.section == "Item 7" else " +statement]"
+        else:
+            head += "]"
     snippet = " ".join(c.text.split())[: width * 3]
     return [head[:width]] + textwrap.wrap(snippet, width)[:3]
