@@ -114,13 +114,14 @@ _HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?:
 # a sentence whose subject is the company says so in its first words, and names what is asked
 # early: "Substantially all of the Company's hardware products are manufactured by ..."
 _OPENING, _EARLY = 5, 8
-_DATED = re.compile(r"^(?:as of|at|on|in|during|for) [^.;]{3,30}?\d{4},\s*")
+_DATED = re.compile(r"^(?:as of|at|on|in|during|for) [^.;]{0,30}?\d{4},\s*")
 _PARENS = re.compile(r"\([^()]{1,60}\)")
 # three or more items after a colon, "including" or "such as": "methods of competition are:
 # technology; performance; price" (a policy's "acquire businesses, services and technologies"
 # names nothing)
-_ENUMERATION = re.compile(r"(?::|\binclud\w*|\bsuch as)[^,;]+[,;][^,;]+[,;][^,;]+")
-_AMOUNT = re.compile(r"\d[\d,.]*\s*(?:%|percent|million|billion|thousand)?")
+_ENUMERATION = re.compile(r"(?::|\binclud\w*|\bsuch as)[^,;]+(?<!\d)[,;](?!\d)[^,;]+(?<!\d)[,;]"
+                          r"(?!\d)[^,;]+")  # (not the thousands of "$391,035,000")
+_AMOUNT = re.compile(r"\b(?!(?:19|20)\d\d\b)\d[\d,.]*")  # a number, not a year
 _NAME = re.compile(r"(?<=[\s(])[A-Z][\w&.'-]*")
 _EXHIBITS = re.compile(r"item 1[56]\b", re.IGNORECASE)
 _NOT_NAMES = frozenset("""We Our The In As For On At It This These Its Company Note Item Form
@@ -301,7 +302,7 @@ def _phrase(terms: list[str], sentence: str) -> bool:
 def _in_order(terms: list[str], stems: list[str]) -> bool:
     # "cost of automotive sales revenue" is a cost line, not the revenue asked about
     starts = [i for i, s in enumerate(stems) if s == terms[0]
-              and (i == 0 or stems[i - 1] != "cost" or "cost" in terms)]
+              and ("cost" in terms or "cost" not in stems[max(0, i - 3):i])]
     for i in starts:
         at = i
         for t in terms[1:]:

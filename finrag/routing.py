@@ -4,8 +4,9 @@
   Regulation S-K Item 303 requires it to describe the reasons for material changes, so the
   sentences that give a change's cause are printed there, whatever the company.
 - A question naming line items (working capital, capital expenditure, gross margin) is answered
-  on the statements that print them (finrag.vocabulary's homes of each item): its pages are
-  known by their heading ("CONSOLIDATED BALANCE SHEETS").
+  on the statements that print them (finrag.vocabulary's homes of each item): their pages
+  are known by the statement's title in the page heading ("CONSOLIDATED BALANCE SHEETS"; not
+  "Off-balance sheet arrangements").
 
 Search gives the candidates printed in a routed place a third, half-weight vote in the fusion,
 among those the two retrievers found: it adds no candidate and filters nothing out.
@@ -26,14 +27,16 @@ from finrag.models import Chunk
 MDNA = "Item 7"
 WEIGHT = 0.5  # of the place's vote, against 1.0 for each retriever
 STATEMENTS = {  # vocabulary's statement -> (its name here, its pages' heading)
+    # the statement's own title; not a heading that mentions one ("Off-balance sheet
+    # arrangements", "Supplemental balance sheet information", "Balance sheet components")
     vocabulary.IS: ("income statement", re.compile(
         r"statements? of (?:consolidated )?(?:comprehensive )?(?:operations|income|earnings)"
         r"|income statements?", re.IGNORECASE)),
     vocabulary.BS: ("balance sheet", re.compile(
-        r"balance sheets?|statements? of (?:consolidated )?financial (?:position|condition)",
-        re.IGNORECASE)),
-    vocabulary.CF: ("cash flow statement", re.compile(r"statements? of (?:consolidated )?"
-                                                      r"cash flows?", re.IGNORECASE)),
+        r"(?<!off[- ])balance sheets?(?! (?:information|components|arrangements|data|details))"
+        r"|statements? of (?:consolidated )?financial (?:position|condition)", re.IGNORECASE)),
+    vocabulary.CF: ("cash flow statement", re.compile(
+        r"statements? of (?:consolidated )?cash flows?", re.IGNORECASE)),
 }
 _BY_NAME = {name: heading for name, heading in STATEMENTS.values()}
 

@@ -233,7 +233,8 @@ class HybridSearcher:
         chunks: dict[str, Chunk] = {}
         if result.routed:  # the candidates' sections are needed: hydrate them all
             chunks = index.chunks(list(known))
-            lists["section"] = _in_places(lists, chunks, result.routed)
+            voting = {n: ids for n, ids in lists.items() if wts[n] > 0}  # a 0 weight: no say
+            lists["section"] = _in_places(voting, chunks, result.routed)
             wts["section"] = ROUTE_WEIGHT
         fused = rrf(
             lists, k=rrf_k, weights=wts, top_k=top_k,

@@ -244,3 +244,13 @@ def test_a_modal_in_a_clause_is_not_a_hedge_but_a_risk_is():
     q = "Who does Netflix consider its competition?"
     assert [x.text for x in quotes(q, [hit(compete)], {"netflix"})] == [compete]
     assert quotes(q, [hit(risk)], {"netflix"}) == []
+
+
+def test_a_cost_line_a_year_and_thousands_do_not_pass_for_an_answer():
+    cost = ("Cost of automotive sales revenue increased $3.25 billion in 2024 due to higher "
+            "deliveries and higher raw material costs.")
+    assert quotes("Why did Tesla's revenue rise in 2024?", [hit(cost)], {"tesla"}) == []
+    year = "In 2024, our employees took part in volunteer programs across our communities."
+    assert quotes("How many employees does Amazon have?", [hit(year)], {"amazon"}) == []
+    money = "Our products include: $391,035,000 of sales in the fiscal year just ended."
+    assert quotes("What are Apple's products?", [hit(money)], {"apple"}) == []

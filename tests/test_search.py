@@ -427,7 +427,7 @@ def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_h
     assert routed.fused[0].chunk.section == "Item 7"
     assert routed.fused[0].section_contribution > 0
     assert "MD&A" in explain(routed.fused[0], routed.dense, routed.bm25, routed.routed)
-    assert "+MD&A]" in hit_cell(routed.fused[0], 100)[0]  # the CLI's fused column says so too
+    assert "+MD&A]" in hit_cell(routed.fused[0], 100, routed.routed)[0]  # the CLI says so too
     assert {h.chunk_id for h in routed.fused} == {h.chunk_id for h in plain.fused}
     assert "Item 7" not in other.routed  # no why: no MD&A vote (and no statement page here)
     assert all(h.section_contribution == 0 for h in other.fused)
@@ -453,11 +453,28 @@ def test_a_line_item_question_lifts_the_statement_page_that_prints_it(data_dir, 
         query = "Does Corning have positive working capital?"
         plain = s.search(query, top_k=3, route=False, expand=False)
         routed = s.search(query, top_k=3, expand=False)
+        s_bm25_only = s.search(query, top_k=3, expand=False, weights=(0.0, 1.0))
     finally:
         s.close()
     assert routed.routed == ["balance sheet"]
     assert [h.chunk.page for h in plain.fused][:2] == [30, 55]  # the narrative page's words win
+    # a retriever weighted 0 has no say in which candidates the vote goes to either
+    assert all(h.bm25_rank for h in s_bm25_only.fused)
     assert [h.chunk.page for h in routed.fused][:2] == [55, 30]  # the statement's page is lifted
     lifted = routed.fused[0]
     assert "balance sheet prints the line items" in explain(lifted, routed.dense, routed.bm25,
                                                            routed.routed)
+
+
+@pytest.mark.parametrize("heading, holds", [
+    ("CONSOLIDATED BALANCE SHEETS", True),
+    ("The Boeing Company Consolidated Statements of Financial Position", True),
+    ("Off-Balance Sheet Arrangements", False),
+    ("Supplemental balance sheet information", False),
+])
+def test_a_statement_is_known_by_its_own_title_not_a_mention(heading, holds):
+    from finrag.routing import holds as routed_to
+
+    chunk = Chunk(chunk_id="f" * 32, ticker="BA", fiscal_year=2022, chunk_type="table",
+                  section="Item 8", heading=heading, text="x")
+    assert routed_to(chunk, ["balance sheet"]) is holds

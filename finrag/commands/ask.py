@@ -70,7 +70,8 @@ def print_answer(asked) -> None:
         print_other_totals(a.other_totals or [])
     print("passages:")
     for h in asked.search.fused:
-        print("  " + hit_cell(h, 140)[0] + " " + " ".join(h.chunk.text.split())[:100])
+        head = hit_cell(h, 140, asked.search.routed)[0]
+        print("  " + head + " " + " ".join(h.chunk.text.split())[:100])
 
 
 def print_other_totals(notes: list[dict]) -> None:

@@ -75,5 +75,6 @@ def search_json(result) -> dict:
             "bm25": [hit_record(h) for h in result.bm25],
             "fused": [hit_record(h, fused=True) for h in result.fused],
             "message": result.message, "expansions": result.expansions,
+            "routed": result.routed,
             "generation": result.generation,
             "timings_ms": {k: round(v, 2) for k, v in result.timings_ms.items()}}

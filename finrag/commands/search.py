@@ -58,7 +58,7 @@ def _print_columns(result) -> None:
         print("also searched for: " + "; ".join(result.expansions))
     width = max(30, (shutil.get_terminal_size((150, 20)).columns - 6) // 3)
     columns = [("DENSE", result.dense), ("BM25", result.bm25), ("FUSED (RRF)", result.fused)]
-    cells = [[hit_cell(h, width) for h in hits] for _, hits in columns]
+    cells = [[hit_cell(h, width, result.routed) for h in hits] for _, hits in columns]
     print(" | ".join(f"{name:<{width}}" for name, _ in columns))
     print("-+-".join("-" * width for _ in columns))
     for i in range(max((len(c) for c in cells), default=0)):
@@ -68,8 +68,11 @@ def _print_columns(result) -> None:
         print("-+-".join("-" * width for _ in columns))
 
 
-def hit_cell(hit, width: int) -> list[str]:
-    """One hit as a column cell: a head line (rank, filing, section, page, ranks) and a snippet."""
+def hit_cell(hit, width: int, routed: list[str] = ()) -> list[str]:
+    """One hit as a column cell: a head line (rank, filing, section, page, ranks, and the routed
+    place that lifted it) and a snippet."""
+    from finrag.present import lifted
+
     c = hit.chunk
     head = f"#{hit.rank} {c.ticker} FY{c.fiscal_year} {c.section} {c.chunk_type[0].upper()}"
     if c.page_label:
@@ -77,10 +80,8 @@ def hit_cell(hit, width: int) -> list[str]:
     elif c.page:
         head += f" file-p{c.page}"
     if hit.dense_rank is not None or hit.bm25_rank is not None:
+        why = lifted(hit, routed)  # finrag.routing's vote, where it counted for the hit
         head += f" [d{hit.dense_rank or '-'} b{hit.bm25_rank or '-'}"
-        if hit.section_contribution:  # finrag.routing's vote: MD&A, or a statement page
-            head += " +MD&A]" if c.section == "Item 7" else " +statement]"
-        else:
-            head += "]"
+        head += " +MD&A]" if "MD&A" in why else " +statement]" if why else "]"
     snippet = " ".join(c.text.split())[: width * 3]
     return [head[:width]] + textwrap.wrap(snippet, width)[:3]
