@@ -400,6 +400,15 @@ def test_opening_and_searching_read_only_the_rows_they_need(searcher, index_sql)
         index.close()
 
 
+def _searcher_over(data_dir, embedder, chunks: list[Chunk]) -> HybridSearcher:
+    """A searcher over a published index of `chunks`."""
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks, embedder.encode([c.text for c in chunks]),
+                     embedder.name)
+    publish(data_dir, "gen-000001")
+    return HybridSearcher(settings, embedder)
+
+
 def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_has(
         data_dir, fake_embedder):
     """A 10-K explains its changes in MD&A (Item 7): a why question gives its candidates there
@@ -408,13 +417,9 @@ def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_h
                                       "gross margin could decrease further."),
             ("b" * 32, "Item 7", 30, "Gross margin decreased due to higher freight costs."),
             ("c" * 32, "Item 8", 50, "Revenue recognition policies for product sales.")]
-    chunks = [Chunk(chunk_id=cid, ticker="NKE", fiscal_year=2025, chunk_type="narrative",
-                    section=sec, page=p, text=t, filing_key="NKE2025") for cid, sec, p, t in rows]
-    settings = Settings(data_dir=data_dir, qdrant_url=None)
-    write_generation(settings, "gen-000001", chunks, fake_embedder.encode([c.text for c in chunks]),
-                     fake_embedder.name)
-    publish(data_dir, "gen-000001")
-    s = HybridSearcher(settings, fake_embedder)
+    s = _searcher_over(data_dir, fake_embedder, [
+        Chunk(chunk_id=cid, ticker="NKE", fiscal_year=2025, chunk_type="narrative", section=sec,
+              page=p, text=t, filing_key="NKE2025") for cid, sec, p, t in rows])
     try:
         query = "Why gross margin decreased?"
         plain = s.search(query, top_k=3, expand=False, route=False)
@@ -441,14 +446,10 @@ def test_a_line_item_question_lifts_the_statement_page_that_prints_it(data_dir, 
              "Working capital positive | 2,278 | 2,652"),
             ("c" * 32, "Item 8", 56, "CONSOLIDATED STATEMENTS OF CASH FLOWS",
              "Net cash provided by operating activities | 2,615 | 3,412")]
-    chunks = [Chunk(chunk_id=cid, ticker="GLW", fiscal_year=2022, chunk_type="table" if h else
-                    "narrative", section=sec, page=p, heading=h, text=t, filing_key="GLW2022")
-              for cid, sec, p, h, t in rows]
-    settings = Settings(data_dir=data_dir, qdrant_url=None)
-    write_generation(settings, "gen-000001", chunks, fake_embedder.encode([c.text for c in chunks]),
-                     fake_embedder.name)
-    publish(data_dir, "gen-000001")
-    s = HybridSearcher(settings, fake_embedder)
+    s = _searcher_over(data_dir, fake_embedder, [
+        Chunk(chunk_id=cid, ticker="GLW", fiscal_year=2022, chunk_type="table" if h else
+              "narrative", section=sec, page=p, heading=h, text=t, filing_key="GLW2022")
+        for cid, sec, p, h, t in rows])
     try:
         query = "Does Corning have positive working capital?"
         plain = s.search(query, top_k=3, route=False, expand=False)

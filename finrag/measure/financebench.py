@@ -93,13 +93,18 @@ FILTER_MODES = ("filing", "ticker", "none")
 
 def filters_for(question: Question, mode: str):
     """`filing`: the question's ticker and fiscal year, as an analyst would set them."""
+    return filing_filters(question.document.ticker, question.document.fiscal_year, mode)
+
+
+def filing_filters(ticker: str, fiscal_year: int, mode: str):
+    """The filters an eval sets with a question about one filing: its ticker and fiscal year
+    (`filing`), its ticker (`ticker`), or none (`none`: the question names its company)."""
     from finrag.models import Filters
 
-    doc = question.document
     if mode == "filing":
-        return Filters(tickers=[doc.ticker], fiscal_years=[doc.fiscal_year])
+        return Filters(tickers=[ticker], fiscal_years=[fiscal_year])
     if mode == "ticker":
-        return Filters(tickers=[doc.ticker])
+        return Filters(tickers=[ticker])
     if mode == "none":
         return Filters()
     raise ValueError(f"--filter {mode!r}: choose one of {', '.join(FILTER_MODES)}")

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from finrag.measure.financebench import filing_filters
 from finrag.measure.keyfile import read_jsonl
 from finrag.measure.retrieval_metrics import METHODS, MethodScores, Outcome
 from finrag.models import Chunk, Filters
@@ -77,13 +78,7 @@ def evidence_places(index, q: NarrativeQuestion) -> frozenset[Place]:
 
 
 def filters_for(q: NarrativeQuestion, mode: str) -> Filters:
-    if mode == "filing":
-        return Filters(tickers=[q.ticker], fiscal_years=[q.fiscal_year])
-    if mode == "ticker":
-        return Filters(tickers=[q.ticker])
-    if mode == "none":
-        return Filters()
-    raise ValueError(f"--filter {mode!r}: choose filing, ticker or none")
+    return filing_filters(q.ticker, q.fiscal_year, mode)
 
 
 def quoted(asked, evidence: frozenset[Place]) -> str:
