@@ -159,18 +159,21 @@ def phrase_terms(tokens: list[str]) -> list[str]:
     return [t for t in (pair(a, b) for a, b in zip(tokens, tokens[1:])) if t in PHRASES]
 
 
+def _found(query: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(statement wording, its statements) of each analyst's term in `query`, in table order."""
+    text = query.lower().replace("-", " ").replace("\u2019", "'")
+    return [(words, homes) for pattern, words, homes in _COMPILED if pattern.search(text)]
+
+
 def homes(query: str) -> list[str]:
     """The statements (IS, BS, CF) that print the line items `query` names, in table order."""
-    text = query.lower().replace("-", " ").replace("\u2019", "'")
-    return list(dict.fromkeys(h for pattern, _, hs in _COMPILED if pattern.search(text)
-                              for h in hs))
+    return list(dict.fromkeys(h for _, hs in _found(query) for h in hs))
 
 
 def expand(query: str) -> list[str]:
     """The statement wording for each analyst's term in `query` (in table order, each once),
     then the statements those line items are printed on (each once)."""
-    text = query.lower().replace("-", " ").replace("\u2019", "'")
-    found = [(words, homes) for pattern, words, homes in _COMPILED if pattern.search(text)]
+    found = _found(query)
     phrases = [words for words, _ in found]
     statements = dict.fromkeys(h for _, homes in found for h in homes
                                if not any(h in words for words in phrases))

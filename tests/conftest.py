@@ -247,3 +247,16 @@ def as_points(ids, vectors, payloads, terms=None):
 
     terms = terms or [([], [])] * len(ids)
     return [StorePoint(i, v, t, p) for i, v, t, p in zip(ids, vectors, terms, payloads)]
+
+
+def searcher_over(data_dir: Path, embedder, chunks):
+    """A HybridSearcher over a published index (embedded engine) of hand-made `chunks`."""
+    from finrag.config import Settings
+    from finrag.generation import publish, write_generation
+    from finrag.search import HybridSearcher
+
+    settings = Settings(data_dir=data_dir, qdrant_url=None)
+    write_generation(settings, "gen-000001", chunks, embedder.encode([c.text for c in chunks]),
+                     embedder.name)
+    publish(data_dir, "gen-000001")
+    return HybridSearcher(settings, embedder)

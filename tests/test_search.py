@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import searcher_over
 
 from finrag.commands.search import hit_cell
 from finrag.config import Settings
@@ -400,15 +401,6 @@ def test_opening_and_searching_read_only_the_rows_they_need(searcher, index_sql)
         index.close()
 
 
-def _searcher_over(data_dir, embedder, chunks: list[Chunk]) -> HybridSearcher:
-    """A searcher over a published index of `chunks`."""
-    settings = Settings(data_dir=data_dir, qdrant_url=None)
-    write_generation(settings, "gen-000001", chunks, embedder.encode([c.text for c in chunks]),
-                     embedder.name)
-    publish(data_dir, "gen-000001")
-    return HybridSearcher(settings, embedder)
-
-
 def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_has(
         data_dir, fake_embedder):
     """A 10-K explains its changes in MD&A (Item 7): a why question gives its candidates there
@@ -417,7 +409,7 @@ def test_a_why_question_lifts_the_mdna_passage_among_the_candidates_it_already_h
                                       "gross margin could decrease further."),
             ("b" * 32, "Item 7", 30, "Gross margin decreased due to higher freight costs."),
             ("c" * 32, "Item 8", 50, "Revenue recognition policies for product sales.")]
-    s = _searcher_over(data_dir, fake_embedder, [
+    s = searcher_over(data_dir, fake_embedder, [
         Chunk(chunk_id=cid, ticker="NKE", fiscal_year=2025, chunk_type="narrative", section=sec,
               page=p, text=t, filing_key="NKE2025") for cid, sec, p, t in rows])
     try:
@@ -446,7 +438,7 @@ def test_a_line_item_question_lifts_the_statement_page_that_prints_it(data_dir, 
              "Working capital positive | 2,278 | 2,652"),
             ("c" * 32, "Item 8", 56, "CONSOLIDATED STATEMENTS OF CASH FLOWS",
              "Net cash provided by operating activities | 2,615 | 3,412")]
-    s = _searcher_over(data_dir, fake_embedder, [
+    s = searcher_over(data_dir, fake_embedder, [
         Chunk(chunk_id=cid, ticker="GLW", fiscal_year=2022, chunk_type="table" if h else
               "narrative", section=sec, page=p, heading=h, text=t, filing_key="GLW2022")
         for cid, sec, p, h, t in rows])

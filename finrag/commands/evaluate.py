@@ -160,20 +160,15 @@ def _answers(args, searcher, score, records, report, table, title: str) -> int:
 
 def run_figures(args) -> int:
     """Index the filings the questions name (cached in the data dir), then ask each question."""
-    from finrag.embed import Embedder
     from finrag.measure.answer_tally import table
     from finrag.measure.figures import load_figures, score_figures
-    from finrag.search import HybridSearcher
 
     questions = load_figures(args.questions)
     missing = sorted({str(q.filing) for q in questions if not q.filing.is_file()})
     if missing:
         raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
     settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "figures")
-    embedder = Embedder()
-    folders = sorted({q.filing.parent for q in questions})
-    report = build_eval_index(folders, settings, embedder, rebuild=bool(cache_problem(settings)))
-    searcher = HybridSearcher(settings, embedder)
+    report, searcher = _indexed(sorted({q.filing.parent for q in questions}), settings)
     try:
         result = score_figures(searcher, questions, args.filter)
     finally:
@@ -186,10 +181,8 @@ def run_figures(args) -> int:
 
 def run_series(args) -> int:
     """Index the filings the key names (cached in the data dir), then ask each question."""
-    from finrag.embed import Embedder
     from finrag.measure.answer_tally import table
     from finrag.measure.series_eval import load_key, score_series
-    from finrag.search import HybridSearcher
 
     questions = load_key(args.questions)
     folders = sorted({args.filings / f for q in questions for f in q.filings})
@@ -197,9 +190,7 @@ def run_series(args) -> int:
     if missing:
         raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
     settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "series")
-    embedder = Embedder()
-    report = build_eval_index(folders, settings, embedder, rebuild=bool(cache_problem(settings)))
-    searcher = HybridSearcher(settings, embedder)
+    report, searcher = _indexed(folders, settings)
     try:
         result = score_series(searcher, questions)
     finally:
@@ -215,9 +206,7 @@ def run_series(args) -> int:
 
 def run_narrative(args) -> int:
     """Index the filings the key names (cached in the data dir), then search and ask each."""
-    from finrag.embed import Embedder
     from finrag.measure import narrative_eval
-    from finrag.search import HybridSearcher
 
     if not 1 <= args.k <= 100:
         raise ValueError(f"--k {args.k}: choose 1 to 100")
@@ -227,9 +216,7 @@ def run_narrative(args) -> int:
     if missing:
         raise ValueError(f"{missing[0]}: filing named by {args.questions} not found")
     settings = Settings.from_env(args.data_dir or Settings.from_env().data_dir / "narrative")
-    embedder = Embedder()
-    report = build_eval_index(folders, settings, embedder, rebuild=bool(cache_problem(settings)))
-    searcher = HybridSearcher(settings, embedder)
+    report, searcher = _indexed(folders, settings)
     try:
         result = narrative_eval.evaluate(searcher, questions, args.filter, args.k,
                                          answers=not args.no_answers, route=not args.no_route)
@@ -238,6 +225,17 @@ def run_narrative(args) -> int:
     result["index"] = {"generation": report.generation, "chunks": report.totals()["chunks"]}
     print(json.dumps(result, indent=2) if args.json else narrative_eval.table(result))
     return EXIT_OK
+
+
+def _indexed(folders, settings):
+    """The build report of an eval's own index of `folders` (cached in its data dir; rebuilt
+    where this finrag cannot read it) and a searcher over it."""
+    from finrag.embed import Embedder
+    from finrag.search import HybridSearcher
+
+    embedder = Embedder()
+    report = build_eval_index(folders, settings, embedder, rebuild=bool(cache_problem(settings)))
+    return report, HybridSearcher(settings, embedder)
 
 
 def _retrieval_table(r: dict) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import searcher_over
 
 from finrag.measure.keyfile import DataError
 from finrag.measure.narrative_eval import (
@@ -27,20 +28,13 @@ TEXTS = [  # (ticker, year, page, text)
 
 @pytest.fixture
 def searcher(data_dir, fake_embedder):
-    from finrag.config import Settings
-    from finrag.generation import publish, write_generation
     from finrag.models import Chunk
-    from finrag.search import HybridSearcher
 
-    chunks = [Chunk(chunk_id=f"{i:032x}", ticker=t, company=f"{t} Corp", fiscal_year=y,
-                    chunk_type="narrative", page=p, text=text, source=f"/f/{t}{y}.htm",
-                    filing_key=f"{t}:{y}:10-K", section="Item 7")
-              for i, (t, y, p, text) in enumerate(TEXTS)]
-    settings = Settings(data_dir=data_dir, qdrant_url=None)
-    write_generation(settings, "gen-000001", chunks,
-                     fake_embedder.encode([c.text for c in chunks]), fake_embedder.name)
-    publish(data_dir, "gen-000001")
-    s = HybridSearcher(settings, fake_embedder)
+    s = searcher_over(data_dir, fake_embedder, [
+        Chunk(chunk_id=f"{i:032x}", ticker=t, company=f"{t} Corp", fiscal_year=y,
+              chunk_type="narrative", page=p, text=text, source=f"/f/{t}{y}.htm",
+              filing_key=f"{t}:{y}:10-K", section="Item 7")
+        for i, (t, y, p, text) in enumerate(TEXTS)])
     yield s
     s.close()
 
