@@ -283,8 +283,13 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                 continue  # the company's statement of it, not a mention or a risk
         scored.append(Quote(s, hit, round(score, 6)))
     scored.sort(key=lambda q: (-q.score, q.hit.rank))
-    # the sentences about as good as the best: a far weaker one is another subject
-    return [q for q in scored if q.score >= scored[0].score - _MARGIN][:most]
+    # the sentences about as good as the best: a far weaker one is another subject; an item
+    # already quoted inside the sentence that lists it (a colon's items) is not quoted again
+    kept: list[Quote] = []
+    for q in scored:
+        if q.score >= scored[0].score - _MARGIN and not any(q.text in k.text for k in kept):
+            kept.append(q)
+    return kept[:most]
 
 
 _NEUTRAL_STEMS = frozenset(stem(w) for w in _NEUTRAL)

@@ -254,3 +254,14 @@ def test_a_cost_line_a_year_and_thousands_do_not_pass_for_an_answer():
     assert quotes("How many employees does Amazon have?", [hit(year)], {"amazon"}) == []
     money = "Our products include: $391,035,000 of sales in the fiscal year just ended."
     assert quotes("What are Apple's products?", [hit(money)], {"apple"}) == []
+
+
+def test_an_item_quoted_inside_the_sentence_that_lists_it_is_not_quoted_again():
+    text = ("Gross margin decreased 190 basis points due to the following: \u2022 Lower NIKE "
+            "Brand ASP (decreasing gross margin approximately 180 basis points), primarily due to "
+            "higher discounts; \u2022 Higher other costs (decreasing gross margin approximately "
+            "90 basis points), primarily due to higher inventory reserves.")
+    got = quotes("Why did Nike's gross margin contract in fiscal 2025?", [hit(text)], {"nike"})
+    assert got and got[0].text.startswith("Gross margin decreased 190 basis points")
+    assert got[0].text.endswith("higher inventory reserves.")
+    assert len(got) == 1  # its two bullets are in it already
