@@ -99,11 +99,16 @@ _SAYS = {
     "peopl": ("employ", "headcount", "workforce", "personnel", "associates"),
     "produc": ("manufactur", "output", "deliver"),
 }
+_AGENT = re.compile(r"[a-z]{4,}(?:or|er)")  # competitor, supplier, customer, manufacturer
+_ADJECTIVE = re.compile(r"\w{4}(?:ive|ively|al|ally|ary|ic|ical)$")
 _NOISE = re.compile(r"\btable of contents\b|\bpage \d+\b", re.IGNORECASE)
-# A sentence that introduces a table or hedges (a risk factor's "could", "may") states nothing
-# the question asked; one that names things (capitalised words past its first) may list them.
-_INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|see note|"
-                    r"refer to note)\b", re.IGNORECASE)
+# A sentence that introduces a table, points elsewhere or hedges (a risk factor's "could",
+# "may") states nothing the question asked; one that names things (capitalised words past its
+# first) may list them.
+_INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|"
+                    r"(?:see|refer to) (?:note|part|item)|(?:is|are) (?:presented|included|"
+                    r"discussed|described|provided|set forth) in (?:part|item|note))\b",
+                    re.IGNORECASE)
 # a hedge is a modal on what might happen ("could adversely affect", "may be", "might lose"),
 # not any modal ("sources of entertainment that our members could choose")
 _HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?: not)?"
@@ -114,6 +119,10 @@ _HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?:
 # a sentence whose subject is the company says so in its first words, and names what is asked
 # early: "Substantially all of the Company's hardware products are manufactured by ..."
 _OPENING, _EARLY = 5, 8
+# ... or whose subject is what is asked, stated: "Other significant competitors include ..."
+_SUBJECT = 4
+_STATES = frozenset("include includes included are were consist consists comprise comprises"
+                    .split())
 _DATED = re.compile(r"^(?:as of|at|on|in|during|for) [^.;]{0,30}?\d{4},\s*")
 _PARENS = re.compile(r"\([^()]{1,60}\)")
 # three or more items after a colon, "including" or "such as": "methods of competition are:
@@ -134,6 +143,13 @@ _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
                            r"Mr|Ms|Dr|St|vs|approx)\.$")
 _MIN_WORDS, _MAX_WORDS = 6, 90
+_PAIRED = 120  # a change and the sentence explaining it, quoted together
+# a sentence that opens by referring back to the change before it: "The increase was due to",
+# "The sales growth primarily reflects", "This decline was driven by"
+_REFERS_BACK = re.compile(r"(?:the|this|these|that|those|such)\s+(?:[\w'’-]+\s+){0,3}?"
+                          r"(?:increases?|decreases?|growth|declines?|improvements?|changes?|"
+                          r"reductions?|rises?|drops?|gains?|expansions?|contractions?|"
+                          r"deteriorations?|shortfalls?)\b", re.IGNORECASE)
 _ITEMS = 6  # the items a sentence ending in a colon reads on into
 _COVER = 2 / 3
 _MARGIN = 0.08
@@ -185,35 +201,63 @@ def _content(asked: str, company_words: set[str]) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a passage that can be quoted: whole words, not table rows."""
+    return [s for s in _quotable(_pieces(text)) if s]
+
+
+def _quotable(pieces: list[str]) -> list[str | None]:
+    """Each piece as a quotable sentence, or None where it is not one (kept in place, so a
+    sentence's neighbour is the one printed before it)."""
+    out: list[str | None] = []
+    for raw in _lists_read_on(pieces):
+        s = " ".join(raw.split()).strip(" |")
+        words = s.split()
+        if (not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s
+                or sum(any(c.isdigit() for c in w) for w in words) > len(words) / 4):
+            out.append(None)  # a fragment, or a row of figures, not a sentence
+        else:
+            out.append(s)
+    return out
+
+
+def _pieces(text: str) -> list[str]:
     pieces: list[str] = []
     for raw in _SPLIT.split(_NOISE.sub(" ", text or "")):
         if pieces and _ABBREVIATION.search(pieces[-1]):
             pieces[-1] += " " + raw  # "Current Health Ltd. (the seller)" is one sentence
         else:
             pieces.append(raw)
-    out = []
-    for raw in _lists_read_on(pieces):
-        s = " ".join(raw.split()).strip(" |")
-        words = s.split()
-        if not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s:
-            continue
-        if sum(any(c.isdigit() for c in w) for w in words) > len(words) / 4:
-            continue  # a row of figures, not a sentence
-        out.append(s)
-    return out
+    return pieces
+
+
+def _explained(text: str) -> list[str]:
+    """A change and the sentence after it that explains it by referring back: "AWS sales
+    increased 19% in 2024, compared to the prior year. The sales growth primarily reflects
+    increased customer usage ..." (MD&A's usual two steps), as one quote. The change alone
+    gives no cause; the cause alone does not say what it explains."""
+    said = _quotable(_pieces(text))
+    return [f"{before} {after}" for before, after in zip(said, said[1:])
+            if before and after and _REFERS_BACK.match(after) and _CAUSAL.search(after)
+            and not _CAUSAL.search(before) and len(f"{before} {after}".split()) <= _PAIRED]
 
 
 def _lists_read_on(pieces: list[str]) -> list[str]:
     """A sentence that ends in a colon with its items after it, as far as they fit in a
-    quote: "We have four reportable segments: UnitedHealthcare ...; Optum Health ...". The
-    items stay sentences of their own too."""
+    quote: "We have four reportable segments: UnitedHealthcare ...; Optum Health ...", and
+    one whose colon's items run on past a semicolon ("segments: Consumer Banking and Lending;
+    Commercial Banking; ...") to the item that ends it. The items stay sentences of their own
+    too."""
     out = []
     for i, piece in enumerate(pieces):
         out.append(piece)
-        if not piece.rstrip().endswith(":"):
+        end = piece.rstrip()
+        colon = end.endswith(":")
+        if not (colon or (":" in end and end.endswith(";"))):
             continue
-        joined = piece.rstrip()
-        for item in pieces[i + 1:i + 1 + _ITEMS]:
+        joined = end
+        for n, item in enumerate(pieces[i + 1:i + 1 + _ITEMS]):
+            if n and not joined.endswith((";", ",")) and (
+                    not colon or pieces[i + n].rstrip().endswith(".")):
+                break  # the list has ended: "...; and UnitedHealthcare." (not the next heading)
             longer = f"{joined} {item.strip()}"
             if len(longer.split()) > _MAX_WORDS:
                 break
@@ -234,6 +278,27 @@ def _stems(sentence: str) -> set[str]:
     return stems
 
 
+def _noun_stems(sentence: str) -> set[str]:
+    """The sentence's stems without its adjectives ("competitive", "supplemental",
+    "customary"), which share a five-letter stem with the nouns a list asks for."""
+    return _stems(" ".join(w for w in sentence.split()
+                           if not _ADJECTIVE.search(w.strip(".,;:()\"'“”’").lower())))
+
+
+def _names_head(sentence: str, head: str, head_word: str) -> bool:
+    """Whether the sentence names what a list asks for: an agent noun ("competitors",
+    "suppliers", "customers") as the word itself, not a word of its stem ("compete",
+    "supplemental", "customary"); another noun by its stem, but not as an adjective
+    ("competitive"), unless the question asks with the adjective."""
+    if _ADJECTIVE.search(head_word):
+        return True
+    if _AGENT.fullmatch(head_word):
+        stems = _stems(sentence)
+        return head_word in tokenize(sentence) or _matches(head, stems - {head} - {
+            s for s in stems if s.startswith(head)})
+    return _matches(head, _noun_stems(sentence))
+
+
 def _matches(term: str, stems: set[str]) -> bool:
     if term in stems:
         return True
@@ -252,7 +317,8 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     for hit in hits:
         if _EXHIBITS.match(hit.chunk.section or ""):
             continue  # an exhibit index names agreements, it answers nothing
-        for s in sentences(hit.chunk.text):
+        said = sentences(hit.chunk.text) + (_explained(hit.chunk.text) if kind == CAUSE else [])
+        for s in said:
             pool.append((s, _stems(s), hit))
     if not pool:
         return []
@@ -260,6 +326,8 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     weight = {t: math.log(1 + len(pool) / (1 + held[t])) for t in terms}
     total = sum(weight.values())
     head = terms[0]  # what is asked for comes first: "what industry", "who are the customers"
+    head_word = next((t for t in tokenize(question_part(text or "")) + tokenize(text or "")
+                      if stem(t) == head), head)
     scored = []
     seen = set()
     for s, st, hit in pool:
@@ -275,19 +343,25 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             continue
         score = cover + 0.1 / hit.rank
         if kind in (LIST, AMOUNT):
+            if not _names_head(s, head, head_word):
+                continue  # "our competitive strengths" names no competitor
             names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES
                      and n.lower().strip(".,'") not in (company_words or set())}
             if kind == LIST and not names and not _ENUMERATION.search(s):
                 continue  # a list names or enumerates: "we acquire businesses" is a policy
-            if not _own(s, head, company_words or set()) or _HEDGE.search(s):
+            if (not (_own(s, head, company_words or set()) or _states(s, head_word))
+                    or _HEDGE.search(s)):
                 continue  # the company's statement of it, not a mention or a risk
+            if kind == AMOUNT and not _counted(s, company_words or set()):
+                continue  # "Over 240,000 Amazon employees have participated in ..." counts a part
         scored.append(Quote(s, hit, round(score, 6)))
     scored.sort(key=lambda q: (-q.score, q.hit.rank))
     # the sentences about as good as the best: a far weaker one is another subject; an item
     # already quoted inside the sentence that lists it (a colon's items) is not quoted again
     kept: list[Quote] = []
     for q in scored:
-        if q.score >= scored[0].score - _MARGIN and not any(q.text in k.text for k in kept):
+        if q.score >= scored[0].score - _MARGIN and not any(
+                q.text in k.text or k.text in q.text for k in kept):
             kept.append(q)
     return kept[:most]
 
@@ -336,6 +410,33 @@ def _own(sentence: str, head: str, company_words: set[str]) -> bool:
                if w in ("we", "our", "company") or w in company_words), None)
     after = words[at + 1:at + 1 + _EARLY] if at is not None else []
     return bool(after) and _matches(head, {stem(w) for w in after} | set(after))
+
+
+def _counted(sentence: str, company_words: set[str]) -> bool:
+    """Whether the company states the count after naming itself ("we employed approximately
+    1,556,000 ...", "Walmart employs approximately 2.1 million associates"), not a number
+    before it, which counts some part ("Over 240,000 Amazon employees have participated in
+    Career Choice")."""
+    low = _DATED.sub("", sentence.lower())
+    words = re.findall(r"[\w,.$%]+", low)
+    at = next((i for i, w in enumerate(words[:_OPENING])
+               if w.strip(".,") in ("we", "our", "company") or w.strip(".,") in company_words),
+              None)
+    if at is None:
+        return True  # the subject is what is asked ("Approximately 84% of our workforce ...")
+    return not any(_AMOUNT.match(w) for w in words[:at])
+
+
+def _states(sentence: str, head_word: str) -> bool:
+    """Whether the sentence opens with what is asked as its subject and says what it is:
+    "Other significant competitors include, but are not limited to, Nestlé S.A., ...",
+    "Competitors include other entertainment video providers, such as ...". The word itself,
+    not its five-letter stem: "Competitive products include ..." names no competitor."""
+    words = re.findall(r"[\w'’&-]+", _DATED.sub("", sentence.lower()))
+    for i, w in enumerate(words[:_SUBJECT]):
+        if tokenize(w) == [head_word]:
+            return any(v in _STATES for v in words[i + 1:i + 3])
+    return False
 
 
 def _does_the_job(kind: str, sentence: str) -> bool:

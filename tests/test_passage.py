@@ -265,3 +265,76 @@ def test_an_item_quoted_inside_the_sentence_that_lists_it_is_not_quoted_again():
     assert got and got[0].text.startswith("Gross margin decreased 190 basis points")
     assert got[0].text.endswith("higher inventory reserves.")
     assert len(got) == 1  # its two bullets are in it already
+
+
+# Amazon's 2024 MD&A (Item 7, p. 24): each segment's change, then a sentence that explains it
+# without naming the segment again.
+AMZN_SEGMENTS = (
+    "North America sales increased 10% in 2024, compared to the prior year. The sales growth "
+    "primarily reflects increased unit sales, including sales by third-party sellers, advertising "
+    "sales, and subscription services. AWS sales increased 19% in 2024, compared to the prior "
+    "year. The sales growth primarily reflects increased customer usage, partially offset by "
+    "pricing changes primarily driven by long-term customer contracts.")
+AMZN_WORDS = {"amazon", "com", "amzn"}
+
+
+def test_a_cause_that_refers_back_to_the_change_is_quoted_with_it():
+    got = quotes("What was behind AWS's sales growth in 2024?",
+                 [hit(AMZN_SEGMENTS, ticker="AMZN", page=24)], AMZN_WORDS)
+    assert [q.text for q in got] == [
+        "AWS sales increased 19% in 2024, compared to the prior year. The sales growth "
+        "primarily reflects increased customer usage, partially offset by pricing changes "
+        "primarily driven by long-term customer contracts."]
+    # North America's cause explains North America, not AWS, and the operating margin is
+    # explained by neither
+    assert "unit sales" in quotes("Why did North America sales grow in 2024?",
+                                  [hit(AMZN_SEGMENTS, ticker="AMZN")], AMZN_WORDS)[0].text
+    assert quotes("What drove Amazon's operating margin change in 2024?",
+                  [hit(AMZN_SEGMENTS, ticker="AMZN")], AMZN_WORDS) == []
+
+
+# Coca-Cola's 2024 Item 1 (Competition), as printed.
+KO_COMPETITION = (
+    "Competitive products include all alcohol ready-to-drink beverages containing various "
+    "alcohol bases. Other significant competitors include, but are not limited to, Nestlé S.A., "
+    "Keurig Dr Pepper Inc., Danone S.A., Suntory Beverage & Food Limited, Anheuser-Busch InBev "
+    "and Red Bull GmbH. We compete against numerous regional and local companies. These "
+    "include companies that, like our Company, compete globally in multiple geographic areas, "
+    "as well as businesses that are primarily regional. Our competitive strengths include "
+    "leading brands with high levels of consumer acceptance; a worldwide network of bottlers "
+    "and distributors of Company products; sophisticated marketing capabilities; and a "
+    "talented group of dedicated associates.")
+KO_WORDS = {"coca", "cola", "coca-cola", "ko"}
+
+
+def test_a_list_whose_subject_is_what_is_asked_is_quoted_and_an_adjective_is_not_the_noun():
+    got = quotes("Who are Coca-Cola's main competitors?",
+                 [hit(KO_COMPETITION, ticker="KO", section="Item 1")], KO_WORDS)
+    assert [q.text[:38] for q in got] == ["Other significant competitors include,"]
+    # "competitive" and "compete" share the stem but name no competitor; asked for, the
+    # adjective is the answer
+    strengths = quotes("What are Coca-Cola's competitive strengths?",
+                       [hit(KO_COMPETITION, ticker="KO", section="Item 1")], KO_WORDS)
+    assert [q.text[:29] for q in strengths] == ["Our competitive strengths inc"]
+
+
+def test_a_sentence_that_points_elsewhere_is_no_answer():
+    pointer = ("Further information on our business and reportable segments is presented in "
+               "Part I, Item 1, \u201cBusiness\u201d and in Note 14 of the Notes to the "
+               "Consolidated Financial Statements.")
+    listed = ("We have four reportable segments across our two businesses: Optum Health; Optum "
+              "Insight; Optum Rx; and UnitedHealthcare.")
+    got = quotes("What are UnitedHealth Group's reportable segments?",
+                 [hit(pointer, rank=1), hit(listed, rank=2)], {"unitedhealth", "group", "unh"})
+    assert [q.text for q in got] == [listed]
+
+
+def test_a_count_of_a_part_is_not_the_count_asked_for():
+    part = "Over 240,000 Amazon employees around the world have participated in Career Choice."
+    total = ("As of December 31, 2024, we employed approximately 1,556,000 full-time and "
+             "part-time employees.")
+    asked = "How many people does Amazon employ?"
+    assert quotes(asked, [hit(part, ticker="AMZN")], AMZN_WORDS) == []
+    assert [q.text for q in quotes(asked, [hit(part, ticker="AMZN", rank=1),
+                                           hit(total, ticker="AMZN", rank=2)],
+                                   AMZN_WORDS)] == [total]
