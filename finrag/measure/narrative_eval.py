@@ -7,7 +7,8 @@ its phrases (compared in lower case, quotes and white space normalized), found i
 being measured, so a change to how filings are read or chunked cannot leave the key behind.
 Each question is searched under its filter (the filing's ticker and year by default) and scored
 by page-hit@k and MRR per method, as the FinanceBench eval is; the answer `ask` gives is scored
-too: quoted from an evidence page, quoted from another page, or not quoted.
+too: quoted from an evidence page, quoted from another page, or not quoted, and whether a
+quoted sentence holds one of the key's phrases (the stricter count: the answering sentence).
 """
 
 from __future__ import annotations
@@ -93,6 +94,15 @@ def quoted(asked, evidence: frozenset[Place]) -> str:
     return "evidence" if cited & evidence else "elsewhere"
 
 
+def holds_phrase(asked, q: NarrativeQuestion) -> bool:
+    """Whether a quoted sentence holds one of the key's phrases: the answering sentence
+    itself, not only its page (a page holds other sentences: Amazon's headcount page also
+    counts the employees in Career Choice)."""
+    a = asked.answer
+    said = [normalize(s["text"]) for s in ((a.sentences or []) if a is not None else [])]
+    return any(normalize(p) in s for p in q.evidence for s in said)
+
+
 def evaluate(searcher, questions: list[NarrativeQuestion], mode: str = "filing",
              k: int = 10, answers: bool = True, **search_kw) -> dict:
     """Every question searched (and asked, with `answers`) under its filter, with `search_kw`
@@ -114,6 +124,7 @@ def evaluate(searcher, questions: list[NarrativeQuestion], mode: str = "filing",
             asked = ask(searcher, q.question, filters, top_k=k, **search_kw)
             result, outcome = asked.search, quoted(asked, evidence)
             tally[q.kind][outcome] += 1
+            tally[q.kind]["phrase"] += holds_phrase(asked, q)
         else:
             result, outcome = searcher.search(q.question, filters, top_k=k, **search_kw), None
         kind = by_kind.setdefault(q.kind, {m: MethodScores() for m in METHODS})
@@ -150,10 +161,11 @@ def table(r: dict) -> str:
         for m, s in methods.items():
             lines.append(f"{m:8}" + "".join(f"{s[c]:>9}" for c in cols))
     if r["answers"]:
-        lines.append("answers (quoted from an evidence page / from another page / no quote):")
+        lines.append("answers (quoted from an evidence page / from another page / no quote; "
+                     "a quote holding a key phrase):")
         for t, c in r["answers"].items():
             lines.append(f"  {t:8} {c.get('evidence', 0)} / {c.get('elsewhere', 0)} / "
-                         f"{c.get('none', 0)}")
+                         f"{c.get('none', 0)}; {c.get('phrase', 0)}")
     return "\n".join(lines)
 
 

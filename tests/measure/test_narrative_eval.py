@@ -66,7 +66,12 @@ def test_answers_are_tallied_by_where_their_quotes_are_printed(searcher):
     q = _q("n1", "What drove AAA's gross margin decrease in 2024?", "AAA", 2024,
            "higher freight costs and the")
     report = evaluate(searcher, [q], "filing", k=5)
-    assert report["answers"] == {"cause": {"evidence": 1}}
+    assert report["answers"] == {"cause": {"evidence": 1, "phrase": 1}}
+    # the quote is printed on the evidence page but is not the sentence the key's phrase is in
+    other = _q("n2", q.question, "AAA", 2024, "offset by lower promotional spending")
+    report = evaluate(searcher, [other], "filing", k=5)
+    assert report["answers"] == {"cause": {"evidence": 1, "phrase": 0}}
+    assert "cause    1 / 0 / 0; 0" in table(report)
 
 
 def test_a_key_line_that_is_not_a_narrative_question_is_refused_with_its_line(tmp_path):
