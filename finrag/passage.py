@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from finrag.asking import question_part
 from finrag.models import Hit
+from finrag.places import places
 from finrag.tokens import tokenize
 
 CAUSE, LIST, AMOUNT, YES_NO = "cause", "list", "amount", "yes_no"
@@ -47,7 +48,7 @@ CAUSE, LIST, AMOUNT, YES_NO = "cause", "list", "amount", "yes_no"
 _CAUSE_Q = re.compile(r"\b(?:why|drove|drive[sn]?|driv(?:er|ers|ing)|caus(?:e|ed|es|ing)|"
                       r"reasons?|explain(?:s|ed)?|factors?|contribut(?:ed|ing|ors?)|dragged|"
                       r"behind|fuel(?:ed|led|s)?|led to)\b", re.IGNORECASE)
-_LIST_Q = re.compile(r"^\s*(?:name|list|identify|describe)\b|\b(?:what|which|who|whom)\b",
+_LIST_Q = re.compile(r"^\s*(?:name|list|identify|describe)\b|\b(?:what|which|who|whom|where)\b",
                      re.IGNORECASE)
 # "How many people ...", "how much ...": a count or amount the filing states in words
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much|large|big)\b", re.IGNORECASE)
@@ -98,7 +99,11 @@ _SAYS = {
     "emplo": ("headcount", "workforce", "personnel", "associates"),
     "peopl": ("employ", "headcount", "workforce", "personnel", "associates"),
     "produc": ("manufactur", "output", "deliver"),
+    "plant": ("facilit", "factor"),
 }
+_PLACE_WORDS = ("countr", "geograph", "region", "locat", "territor")
+_WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
+_PLACES = 2  # a sentence answering "where" names at least two places (finrag.places)
 _AGENT = re.compile(r"[a-z]{4,}(?:or|er)")  # competitor, supplier, customer, manufacturer
 _ADJECTIVE = re.compile(r"\w{4}(?:ive|ively|al|ally|ary|ic|ical)$")
 _NOISE = re.compile(r"\btable of contents\b|\bpage \d+\b", re.IGNORECASE)
@@ -132,6 +137,7 @@ _ENUMERATION = re.compile(r"(?::|\binclud\w*|\bsuch as)[^,;]+(?<!\d)[,;](?!\d)[^
                           r"(?!\d)[^,;]+")  # (not the thousands of "$391,035,000")
 _AMOUNT = re.compile(r"\b(?!(?:19|20)\d\d\b)\d[\d,.]*")  # a number, not a year
 _NAME = re.compile(r"(?<=[\s(])[A-Z][\w&.'-]*")
+_RISKS = re.compile(r"item 1a\b", re.IGNORECASE)
 _EXHIBITS = re.compile(r"item 1[56]\b", re.IGNORECASE)
 _NOT_NAMES = frozenset("""We Our The In As For On At It This These Its Company Note Item Form
     Annual Report Board Consolidated Financial Statements Fiscal January February March April May
@@ -328,6 +334,9 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     head = terms[0]  # what is asked for comes first: "what industry", "who are the customers"
     head_word = next((t for t in tokenize(question_part(text or "")) + tokenize(text or "")
                       if stem(t) == head), head)
+    # "which countries", "what geographies", "where": the answer names places
+    wants_places = kind == LIST and (head_word.startswith(_PLACE_WORDS)
+                                     or bool(_WHERE.search(question_part(text or ""))))
     scored = []
     seen = set()
     for s, st, hit in pool:
@@ -335,6 +344,11 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
         if key in seen:
             continue
         seen.add(key)
+        if wants_places:
+            if len(places(s)) < _PLACES:
+                continue
+            if head_word.startswith(_PLACE_WORDS):
+                st = st | {head}  # "China mainland, India, Japan" names the countries asked
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
         if kind == CAUSE and len(terms) <= 3 and not _phrase(terms, s):
             continue  # the cause of what was asked: "operating margin", not "gross margin"
@@ -343,19 +357,24 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             continue
         score = cover + 0.1 / hit.rank
         if kind in (LIST, AMOUNT):
-            if not _names_head(s, head, head_word):
+            if not (wants_places and head in st) and not _names_head(s, head, head_word):
                 continue  # "our competitive strengths" names no competitor
             names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES
                      and n.lower().strip(".,'") not in (company_words or set())}
             if kind == LIST and not names and not _ENUMERATION.search(s):
                 continue  # a list names or enumerates: "we acquire businesses" is a policy
-            if (not (_own(s, head, company_words or set()) or _states(s, head_word))
+            if (not (_own(s, head, company_words or set()) or _states(s, head_word)
+                     or (wants_places and _opens_with_company(s, company_words or set())))
                     or _HEDGE.search(s)):
                 continue  # the company's statement of it, not a mention or a risk
             if kind == AMOUNT and not _counted(s, company_words or set()):
                 continue  # "Over 240,000 Amazon employees have participated in ..." counts a part
         scored.append(Quote(s, hit, round(score, 6)))
     scored.sort(key=lambda q: (-q.score, q.hit.rank))
+    if kind in (LIST, AMOUNT) and any(not _RISKS.match(q.hit.chunk.section or "") for q in scored):
+        # a risk factor restates as a risk what Item 1 or MD&A states ("we will need to ...
+        # achieve the output rates we have planned at our facilities in California, ...")
+        scored = [q for q in scored if not _RISKS.match(q.hit.chunk.section or "")]
     # the sentences about as good as the best: a far weaker one is another subject; an item
     # already quoted inside the sentence that lists it (a colon's items) is not quoted again
     kept: list[Quote] = []
@@ -410,6 +429,13 @@ def _own(sentence: str, head: str, company_words: set[str]) -> bool:
                if w in ("we", "our", "company") or w in company_words), None)
     after = words[at + 1:at + 1 + _EARLY] if at is not None else []
     return bool(after) and _matches(head, {stem(w) for w in after} | set(after))
+
+
+def _opens_with_company(sentence: str, company_words: set[str]) -> bool:
+    """"Substantially all of the Company's hardware products are manufactured by outsourcing
+    partners located primarily in China mainland, India, ...": the company says where."""
+    words = re.findall(r"[a-z0-9]+", _DATED.sub("", sentence.lower()))[:_OPENING]
+    return any(w in ("we", "our", "company") or w in company_words for w in words)
 
 
 def _counted(sentence: str, company_words: set[str]) -> bool:

@@ -338,3 +338,35 @@ def test_a_count_of_a_part_is_not_the_count_asked_for():
     assert [q.text for q in quotes(asked, [hit(part, ticker="AMZN", rank=1),
                                            hit(total, ticker="AMZN", rank=2)],
                                    AMZN_WORDS)] == [total]
+
+
+# Apple's 2024 Note 1 (p. 48) and Tesla's 2024 Item 1 (p. 9) and Item 1A (p. 17), as printed.
+AAPL_MADE = ("Substantially all of the Company\u2019s hardware products are manufactured by "
+             "outsourcing partners that are located primarily in China mainland, India, Japan, "
+             "South Korea, Taiwan and Vietnam.")
+AAPL_MENTION = ("The Company\u2019s hardware products compete in markets across many countries, "
+                "and its manufacturing partners operate in several of them.")
+TSLA_PLANTS = ("We currently have manufacturing facilities in the U.S. in California, New York, "
+               "Texas and Nevada.")
+TSLA_RISK = ("We will need to achieve the output rates we have planned at our manufacturing "
+             "facilities in California, Nevada, Texas, China and Germany.")
+
+
+def test_a_question_of_where_is_answered_by_a_sentence_that_names_places():
+    got = quotes("In which countries are Apple's hardware products actually manufactured?",
+                 [hit(AAPL_MENTION, rank=1, ticker="AAPL"), hit(AAPL_MADE, rank=2, ticker="AAPL")],
+                 {"apple", "aapl"})
+    assert [q.text for q in got] == [AAPL_MADE]  # the one that names countries
+    where = quotes("Where does Tesla have manufacturing plants?",
+                   [hit(TSLA_RISK, rank=1, section="Item 1A", ticker="TSLA"),
+                    hit(TSLA_PLANTS, rank=2, section="Item 1", ticker="TSLA")], {"tesla", "tsla"})
+    assert [q.text for q in where] == [TSLA_PLANTS]  # not the risk factor restating it
+    assert form("Where does Tesla have manufacturing plants?") == LIST
+
+
+def test_place_names_are_whole_names():
+    from finrag.places import places
+
+    assert places("China mainland, India, South Korea and the U.S.") == {
+        "china mainland", "india", "south korea", "u.s."}
+    assert places("Georgia-Pacific and the Company's Chinese suppliers") == set()
