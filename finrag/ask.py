@@ -148,6 +148,9 @@ def _the_change(q: Question) -> Question:
     return replace(q, change=True, years=(q.years[0] - 1, q.years[0]))
 
 
+_NEIGHBOURS = 3  # the passages whose pages are read on when none of them answers
+
+
 def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], kind: str,
               figure: Outcome, companies: dict[str, str]) -> Outcome:
     """The filing's sentences that answer a question asked in words (finrag.narrate), from
@@ -162,27 +165,33 @@ def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], 
     hits = [h for h in result.fused if h.chunk.ticker in q.tickers
             and (not named or h.chunk.fiscal_year in named)]
     quotes = passage.quotes(result.query, hits, names, kind)
+    shown = {h.chunk_id for h in result.fused}
     if kind == passage.LIST and quotes:  # a list goes on past the passage that starts it
-        more = _around(index, quotes, {h.chunk_id for h in result.fused})
+        more = _around(index, [q.hit for q in quotes[:2]], shown)
+        if more:
+            quotes = passage.quotes(result.query, hits + more, names, kind)
+    elif not quotes:  # the sentence may sit beside the best passages: a table's explanation
+        more = _around(index, hits[:_NEIGHBOURS], shown)  # is often its own chunk
         if more:
             quotes = passage.quotes(result.query, hits + more, names, kind)
     return narrate.narrate(result.query, kind, figure, quotes, result.fused,
                            narrate.generator_from_env)
 
 
-def _around(index, quotes: list, shown: set[str]) -> list[Hit]:
-    """The other chunks of the quoted passages' pages and the pages after them, ranked as the
-    passage they follow, so the rest of a list stated over a page break is found too."""
+def _around(index, hits: list[Hit], shown: set[str]) -> list[Hit]:
+    """The other chunks of the passages' pages and the pages after them, ranked as the
+    passage they follow: the rest of a list stated over a page break, or the sentences that
+    explain the table search found."""
     if not hasattr(index, "page_chunks"):  # an index read from a server alone
         return []
     out: dict[str, Hit] = {}
-    for quote in quotes[:2]:
-        c = quote.hit.chunk
+    for hit in hits:
+        c = hit.chunk
         if not c.filing_key or c.page is None:
             continue
         for chunk in index.page_chunks(c.filing_key, (c.page, c.page + 1)):
             if chunk.chunk_id not in shown and chunk.chunk_id not in out:
-                out[chunk.chunk_id] = Hit(chunk_id=chunk.chunk_id, rank=quote.hit.rank,
+                out[chunk.chunk_id] = Hit(chunk_id=chunk.chunk_id, rank=hit.rank,
                                           score=0.0, chunk=chunk)
     return list(out.values())
 

@@ -158,6 +158,10 @@ _REFERS_BACK = re.compile(r"(?:the|this|these|that|those|such)\s+(?:[\w'’-]+\s
                           r"deteriorations?|shortfalls?)\b", re.IGNORECASE)
 _ITEMS = 6  # the items a sentence ending in a colon reads on into
 _COVER = 2 / 3
+# where a question asks a second thing: "..., and in which markets ...?", "...? Does it ...?"
+_PARTS = re.compile(r"(?<=\?)\s+|[,;]\s+and\s+(?=(?:(?:in|at|for|from|of|to|by|with)\s+)?"
+                    r"(?:what|which|who|whom|where|why|how|did|does|do|is|are|was|were|has|"
+                    r"have)\b)", re.IGNORECASE)
 _MARGIN = 0.08
 
 
@@ -382,7 +386,23 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
         if q.score >= scored[0].score - _MARGIN and not any(
                 q.text in k.text or k.text in q.text for k in kept):
             kept.append(q)
-    return kept[:most]
+    kept = kept[:most]
+    if not all(any(_covers(part, _stems(q.text)) for q in kept)
+               for part in parts(text, company_words or set())):
+        return []  # half an answer: "What are Walmart's segments, and in which markets ...?"
+    return kept
+
+
+def parts(text: str, company_words: set[str]) -> list[list[str]]:
+    """The subjects of each thing a question asks, where it asks more than one ("How many
+    associates does Walmart employ, and how many are in the U.S.?"): each its content stems."""
+    pieces = [p for p in _PARTS.split(question_part(text or "")) if p and p.strip()]
+    out = [t for t in (_content(p, company_words) for p in pieces) if t]
+    return out if len(out) > 1 else []
+
+
+def _covers(terms: list[str], stems: set[str]) -> bool:
+    return sum(_matches(t, stems) for t in terms) >= _COVER * len(terms)
 
 
 _NEUTRAL_STEMS = frozenset(stem(w) for w in _NEUTRAL)

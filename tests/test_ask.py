@@ -130,7 +130,7 @@ def test_a_list_stated_past_the_passage_search_found_is_quoted_whole(tmp_path):
         question = "What are major acquisitions that Best Buy has done in FY2023 and FY2022?"
         found = [Hit(chunk_id=yardbird.chunk_id, rank=1, score=1.0, chunk=yardbird)]
         first = quotes(question, found, {"best", "buy", "bby"})
-        more = _around(index, first, {yardbird.chunk_id})
+        more = _around(index, [q.hit for q in first], {yardbird.chunk_id})
         assert [h.chunk_id for h in more] == [health.chunk_id]
         got = quotes(question, found + more, {"best", "buy", "bby"})
         assert {q.hit.chunk_id for q in got} == {yardbird.chunk_id, health.chunk_id}
@@ -166,3 +166,33 @@ def test_a_why_answer_quotes_only_the_company_and_years_asked():
     result = SearchResult(query=nobody, filters=Filters(), fused=fused)
     assert _narrated(None, result, parse(nobody, companies), (2022,), CAUSE,
                      Outcome(None, None), companies).answer is None
+
+
+def test_a_cause_printed_beside_the_table_search_found_is_quoted(data_dir, fake_embedder):
+    """Tesla's 2024 MD&A: search finds the revenue table; the sentence that explains the
+    automotive sales revenue is another chunk of the same page. `ask` reads the pages of its
+    best passages when none of them answers."""
+    from conftest import searcher_over
+
+    from finrag.ask import ask
+
+    def chunk(n: int, page: int, text: str, kind: str = "narrative") -> Chunk:
+        return Chunk(chunk_id=f"{n:x}" * 32, ticker="TSLA", company="Tesla, Inc.",
+                     fiscal_year=2024, chunk_type=kind, section="Item 7", page=page,
+                     filing_key="TSLA:2024:10-K", text=text)
+
+    table = chunk(1, 40, "Revenues | 2024 | 2023\nAutomotive sales revenue | 72,480 | 78,509\n"
+                  "Why automotive sales revenue fell | | ", "table")
+    cause = chunk(2, 40, "Automotive sales revenue decreased $6.03 billion, or 8%, in the year "
+                  "ended December 31, 2024, primarily due to lower average selling price on our "
+                  "vehicles driven by overall price reductions.")
+    searcher = searcher_over(data_dir, fake_embedder, [table, cause])
+    try:
+        question = "Why did Tesla's automotive sales revenue fall in 2024?"
+        found = searcher.search(question, Filters(tickers=["TSLA"]), top_k=1)
+        assert [h.chunk_id for h in found.fused] == [table.chunk_id]  # the cause is not found
+        asked = ask(searcher, question, Filters(tickers=["TSLA"]), top_k=1)
+        assert [s["text"] for s in asked.answer.sentences] == [cause.text]
+        assert asked.answer.sentences[0]["citation"]["page"] == 40
+    finally:
+        searcher.close()

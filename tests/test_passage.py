@@ -370,3 +370,12 @@ def test_place_names_are_whole_names():
     assert places("China mainland, India, South Korea and the U.S.") == {
         "china mainland", "india", "south korea", "u.s."}
     assert places("Georgia-Pacific and the Company's Chinese suppliers") == set()
+
+
+def test_a_quote_that_answers_one_part_of_a_two_part_question_is_no_answer():
+    segments = ("Our operations are conducted in three reportable segments: Walmart U.S., "
+                "Walmart International and Sam's Club U.S.")
+    words = {"walmart", "wmt"}
+    assert quotes("What are Walmart's reporting segments?", [hit(segments)], words)
+    assert quotes("What are Walmart's reporting segments, and in which markets does it "
+                  "operate?", [hit(segments)], words) == []
