@@ -102,6 +102,8 @@ _SAYS = {
     "plant": ("facilit", "factor"),
 }
 _PLACE_WORDS = ("countr", "geograph", "region", "locat", "territor")
+# a label that opens a list's item ("Software: The depth of our offerings ...") is not a name
+_LABELS = re.compile(r"(?:^|:\s*)[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*:")
 _WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
 _PLACES = 2  # a sentence answering "where" names at least two places (finrag.places)
 _AGENT = re.compile(r"[a-z]{4,}(?:or|er)")  # competitor, supplier, customer, manufacturer
@@ -116,6 +118,8 @@ _INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|"
                     re.IGNORECASE)
 # a hedge is a modal on what might happen ("could adversely affect", "may be", "might lose"),
 # not any modal ("sources of entertainment that our members could choose")
+_FORWARD = re.compile(r"\b(?:we|management) (?:anticipate|expect|believe|intend|plan|"
+                      r"estimate|project)s?\b|\bwill (?:continue|be|remain)\b", re.IGNORECASE)
 _HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?: not)?"
                     r"(?: \w+ly)? (?:adversely|materially|negatively|harm|hurt|affect|impact|"
                     r"result|cause|lose|reduce|decline|be|become|have|face|experience|incur|"
@@ -239,13 +243,13 @@ def _pieces(text: str) -> list[str]:
     return pieces
 
 
-def _explained(text: str) -> list[str]:
+def _explained(text: str) -> list[tuple[str, str]]:
     """A change and the sentence after it that explains it by referring back: "AWS sales
     increased 19% in 2024, compared to the prior year. The sales growth primarily reflects
     increased customer usage ..." (MD&A's usual two steps), as one quote. The change alone
     gives no cause; the cause alone does not say what it explains."""
     said = _quotable(_pieces(text))
-    return [f"{before} {after}" for before, after in zip(said, said[1:])
+    return [(f"{before} {after}", after) for before, after in zip(said, said[1:])
             if before and after and _REFERS_BACK.match(after) and _CAUSAL.search(after)
             and not _CAUSAL.search(before) and len(f"{before} {after}".split()) <= _PAIRED]
 
@@ -327,8 +331,11 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     for hit in hits:
         if _EXHIBITS.match(hit.chunk.section or ""):
             continue  # an exhibit index names agreements, it answers nothing
-        said = sentences(hit.chunk.text) + (_explained(hit.chunk.text) if kind == CAUSE else [])
-        for s in said:
+        said = [(s, None) for s in sentences(hit.chunk.text)]
+        if kind == CAUSE:
+            said += [(pair, after) for pair, after in _explained(hit.chunk.text)
+                     if not _phrase(terms, after)]  # the explanation that names it stands alone
+        for s, _ in said:
             pool.append((s, _stems(s), hit))
     if not pool:
         return []
@@ -339,6 +346,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     head_word = next((t for t in tokenize(question_part(text or "")) + tokenize(text or "")
                       if stem(t) == head), head)
     # "which countries", "what geographies", "where": the answer names places
+    persons = kind == LIST and bool(_AGENT.fullmatch(head_word))  # competitors, customers
     wants_places = kind == LIST and (head_word.startswith(_PLACE_WORDS)
                                      or bool(_WHERE.search(question_part(text or ""))))
     scored = []
@@ -354,8 +362,12 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             if head_word.startswith(_PLACE_WORDS):
                 st = st | {head}  # "China mainland, India, Japan" names the countries asked
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
-        if kind == CAUSE and len(terms) <= 3 and not _phrase(terms, s):
-            continue  # the cause of what was asked: "operating margin", not "gross margin"
+        if kind == CAUSE and _FORWARD.search(s):
+            continue  # what the company expects did not drive the change asked about
+        if kind == CAUSE and len(terms) <= 3 and not _phrase(terms, _before_cause(s)):
+            continue  # the cause of what was asked: "operating margin", not "gross margin";
+            # what changed comes before its cause: "Total revenue increased due to an increase
+            # in advertising revenue" does not explain the advertising revenue
         if (cover < _COVER or not _matches(head, st) or not _does_the_job(kind, s)
                 or _INTRO.search(s)):
             continue
@@ -363,10 +375,12 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
         if kind in (LIST, AMOUNT):
             if not (wants_places and head in st) and not _names_head(s, head, head_word):
                 continue  # "our competitive strengths" names no competitor
-            names = {n for n in _NAME.findall(s) if n not in _NOT_NAMES
+            names = {n for n in _NAME.findall(_LABELS.sub(" ", s)) if n not in _NOT_NAMES
                      and n.lower().strip(".,'") not in (company_words or set())}
-            if kind == LIST and not names and not _ENUMERATION.search(s):
-                continue  # a list names or enumerates: "we acquire businesses" is a policy
+            if kind == LIST and not names and (persons or not _ENUMERATION.search(s)):
+                continue  # a list names or enumerates: "we acquire businesses" is a policy;
+                # who the competitors or customers are, only names say
+
             if (not (_own(s, head, company_words or set()) or _states(s, head_word)
                      or (wants_places and _opens_with_company(s, company_words or set())))
                     or _HEDGE.search(s)):
@@ -406,6 +420,16 @@ def _covers(terms: list[str], stems: set[str]) -> bool:
 
 
 _NEUTRAL_STEMS = frozenset(stem(w) for w in _NEUTRAL)
+
+
+def _before_cause(sentence: str) -> str:
+    """The sentence up to its first causal phrase ("Humira sales decreased 41% in 2024
+    primarily driven by"): where what changed is named. "Offset by" brings in a change of its
+    own, with its cause after it ("This growth was partially offset by a 10% decrease in
+    Client segment revenue primarily due to ...")."""
+    found = next((m for m in _CAUSAL.finditer(sentence)
+                  if not m.group(0).lower().startswith("offset")), None)
+    return sentence[:found.start()] if found else sentence
 
 
 def _phrase(terms: list[str], sentence: str) -> bool:

@@ -379,3 +379,42 @@ def test_a_quote_that_answers_one_part_of_a_two_part_question_is_no_answer():
     assert quotes("What are Walmart's reporting segments?", [hit(segments)], words)
     assert quotes("What are Walmart's reporting segments, and in which markets does it "
                   "operate?", [hit(segments)], words) == []
+
+
+# Meta's 2024 MD&A (Item 7, pp. 59 and 72), as printed.
+META_TOTAL = ("Total revenue for 2024 was $164.50 billion, an increase of 22% compared to 2023, "
+              "due to an increase in advertising revenue.")
+META_AD = ("Advertising revenue in 2024 increased $28.68 billion, or 22%, compared to 2023 due "
+           "to increases in ad impressions delivered and average price per ad.")
+META_AHEAD = ("We anticipate that future advertising revenue will be driven by a combination of "
+              "price and ad impressions delivered.")
+AMD_OFFSET = ("This growth was partially offset by a 10% decrease in Client segment revenue "
+              "primarily due to lower processor shipments driven by a weak PC market.")
+
+
+def test_what_changed_comes_before_its_cause_and_an_expectation_is_no_cause():
+    words = {"meta", "platforms"}
+    asked = "Why did Meta's advertising revenue grow 22% in 2024?"
+    # total revenue grew because of advertising revenue: that explains the total, not it
+    assert quotes(asked, [hit(META_TOTAL, ticker="META")], words) == []
+    assert quotes(asked, [hit(META_AHEAD, ticker="META")], words) == []
+    got = quotes(asked, [hit(META_TOTAL, 1, ticker="META"), hit(META_AHEAD, 2, ticker="META"),
+                         hit(META_AD, 3, ticker="META")], words)
+    assert [q.text for q in got] == [META_AD]
+    # "offset by" brings in a change of its own, named before its cause
+    assert [q.text for q in quotes("AMD's Client segment revenue fell in 2022 - why?",
+                                   [hit(AMD_OFFSET, ticker="AMD")], {"amd"})] == [AMD_OFFSET]
+
+
+def test_who_the_competitors_are_only_names_say():
+    ibm = ("A summary of the competitive environment for each business segment is included "
+           "below: Software: The depth, breadth, and innovation of our software offerings, "
+           "coupled with our global reach, help differentiate our offerings from our "
+           "competitors.")
+    named = ("Our principal competitors in software include Alphabet (Google), Amazon, "
+             "Microsoft, Oracle, Salesforce and SAP.")
+    words = {"ibm", "international", "business", "machines"}
+    asked = "Who are IBM's main competitors in software?"
+    assert quotes(asked, [hit(ibm, ticker="IBM")], words) == []
+    assert [q.text for q in quotes(asked, [hit(ibm, 1, ticker="IBM"),
+                                           hit(named, 2, ticker="IBM")], words)] == [named]
