@@ -51,7 +51,9 @@ _CAUSE_Q = re.compile(r"\b(?:why|drove|drive[sn]?|driv(?:er|ers|ing)|caus(?:e|ed
 _LIST_Q = re.compile(r"^\s*(?:name|list|identify|describe)\b|\b(?:what|which|who|whom|where)\b",
                      re.IGNORECASE)
 # "How many people ...", "how much ...": a count or amount the filing states in words
-_AMOUNT_Q = re.compile(r"\bhow (?:many|much|large|big)\b", re.IGNORECASE)
+_AMOUNT_Q = re.compile(r"\bhow (?:many|much|large|big|(?!(?:do|does|did|is|are|was|were|has|"
+                       r"have|had|can|could|will|would|should|may|might|to|about|often|"
+                       r"long|soon)\b)\w+(?:ed|ive|al)\b)", re.IGNORECASE)  # "how unionized"
 _YES_NO_Q = re.compile(r"^\s*(?:has|have|had|does|do|did|is|are|was|were)\b", re.IGNORECASE)
 
 # A sentence that gives a cause.

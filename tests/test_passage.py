@@ -418,3 +418,13 @@ def test_who_the_competitors_are_only_names_say():
     assert quotes(asked, [hit(ibm, ticker="IBM")], words) == []
     assert [q.text for q in quotes(asked, [hit(ibm, 1, ticker="IBM"),
                                            hit(named, 2, ticker="IBM")], words)] == [named]
+
+
+def test_how_and_a_participle_asks_for_an_amount_the_filing_states():
+    assert form("How unionized is Union Pacific's workforce?") == AMOUNT
+    assert form("How does IBM compete?") is None  # a manner, not an amount
+    unions = ("Union Pacific works with 13 major rail unions, representing approximately 84% "
+              "of our workforce.")
+    got = quotes("How unionized is Union Pacific's workforce?", [hit(unions, ticker="UNP")],
+                 {"union", "pacific", "unp"})
+    assert [q.text for q in got] == [unions]
