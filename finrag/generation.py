@@ -34,6 +34,7 @@ from finrag.index import (
     open_table,
     table_facets,
 )
+from finrag.ingest.steps import step
 from finrag.lexical import K1, B, average_length, document_vector, term_counts, weigh
 from finrag.manifest import FORMAT_VERSION
 from finrag.models import Chunk
@@ -206,9 +207,11 @@ def write_update(
     starting there, which readers of `base` do not see."""
     tmp = _start(settings, name)
     table = tmp / TABLE
-    _start_tables(base.path, tmp)
+    with step("copy tables"):
+        _start_tables(base.path, tmp)
     crash_point("copied")
-    counts, first_fact_row = _update_tables(table, drop, chunks, facts)
+    with step("write tables"):
+        counts, first_fact_row = _update_tables(table, drop, chunks, facts)
     manifest = dict(base.manifest)
     avgdl = manifest["bm25"]["avgdl"]
     if manifest["backend"]["kind"] == "server":
@@ -226,26 +229,33 @@ def write_update(
     else:
         from finrag.store.edge import EdgeStore
 
-        store = EdgeStore.open_for_update(base.path / "vectors", tmp / "vectors")
-        held = store.count()  # a copy that does not hold the published points is not built on
-        if held != len(base):
+        with step("copy shard"):
+            store = EdgeStore.open_for_update(base.path / "vectors", tmp / "vectors")
+        with step("count points"):
+            held = store.count()  # a copy that does not hold the published points is not
+        if held != len(base):  # built on
             store.close()
             raise StoreError(f"the copy of {base.path / 'vectors'} holds {held:,} points, the "
                              f"index {len(base):,} chunks; the index is unchanged; run the "
                              "build again, and if this repeats rebuild it with --rebuild")
-        store.delete_filings(drop)
-        _write_points(store, _points(chunks, vectors, avgdl))
-        backend = {**manifest["backend"], **store.finish(optimize=False)}
+        with step("delete points"):
+            store.delete_filings(drop)
+        with step("upsert points"):
+            _write_points(store, _points(chunks, vectors, avgdl))
+        with step("flush shard"):
+            backend = {**manifest["backend"], **store.finish(optimize=False)}
         # points deleted since the shard was written whole: the engine keeps them in BM25's
         # document counts (idf) until a rebuild (docs/scale.md); `ingest status` says how many
         manifest["deleted_points"] = (manifest.get("deleted_points", 0) + len(base)
                                       + len(chunks) - counts["chunks"])
     crash_point("flush")
-    store.close()
+    with step("flush shard"):
+        store.close()
     manifest.update(generation=name, backend=backend, updated_from=base.name,
                     format=FORMAT_VERSION, tables="delta" if (tmp / BASE).exists() else "whole",
                     **counts)
-    return _finish(settings, tmp, name, manifest)
+    with step("finish generation"):
+        return _finish(settings, tmp, name, manifest)
 
 
 def _start(settings: Settings, name: str) -> Path:

@@ -26,6 +26,7 @@ from finrag.cache import EmbeddingCache
 from finrag.config import Settings
 from finrag.generation import update_copies
 from finrag.index import Index, current_generation
+from finrag.ingest import steps
 from finrag.ingest.compare import (
     chunk_keys,
     chunks_by_filing,
@@ -43,6 +44,7 @@ from finrag.ingest.read import locate
 from finrag.ingest.read_step import job
 from finrag.ingest.report import BuildError, BuildReport, FilingReport, RemoveReport
 from finrag.ingest.server_publish import publish_server
+from finrag.ingest.steps import step
 from finrag.ingest.write import embed, on_embedded, publish_update, publish_whole, with_vectors
 from finrag.models import Chunk
 from finrag.store.writer_memory import writer_memory_gb
@@ -70,6 +72,7 @@ def build(
     `writer_memory`: GB a whole write may hold (`finrag.store.writer_memory`; default
     $FINRAG_WRITER_MEMORY_GB, else 4), checked before anything is read."""
     started = time.perf_counter()
+    steps.reset()
     writer_memory = writer_memory_gb(writer_memory)
     units = locate([Path(p) for p in paths])
     if not units:
@@ -92,7 +95,8 @@ def build(
             if base is not None:
                 base.close()
         _finish(settings)
-    return BuildReport(reports, name, changed, time.perf_counter() - started, embedded)
+    return BuildReport(reports, name, changed, time.perf_counter() - started, embedded,
+                       steps.taken())
 
 
 def _index(settings, embedder, base: Index | None, read, progress, writer_memory: float):
@@ -111,6 +115,7 @@ def remove(paths: list[Path], settings: Settings) -> RemoveReport:
     given to ingest; relative paths from the current directory). A path that names no indexed
     filing is an error line of its own; the others are still removed."""
     started = time.perf_counter()
+    steps.reset()
     ensure_writable(settings.data_dir)
     with build_lock(settings.data_dir), storage_faults(settings):
         remove_leftovers(settings)
@@ -145,7 +150,8 @@ def remove(paths: list[Path], settings: Settings) -> RemoveReport:
         finally:
             base.close()
         _finish(settings)
-    return RemoveReport(removed, errors, name, published, time.perf_counter() - started)
+    return RemoveReport(removed, errors, name, published, time.perf_counter() - started,
+                        steps.taken())
 
 
 def _within(source: Path, path: Path) -> bool:
@@ -271,16 +277,18 @@ def _update(settings, embedder, base: Index, read, progress):
     re-ingesting a folder of thousands of filings, a few of them new, holds those few; nothing
     changed -> nothing written. Returns the reports besides what `_rewrite` returns."""
     reports, fresh, fresh_facts, old_ids = [], {}, {}, {}
-    for report, chunks, facts in read:  # a filing read twice: the last read counts
+    for report, chunks, facts in _timed(read, "read"):  # a filing read twice: the last counts
         reports.append(report)
         if not chunks:
             continue
         key = chunks[0].filing_key
-        old = base.filing_payloads([key]).get(key, {})
-        report.new_chunks = sum(c.chunk_id not in old for c in chunks)
-        if ({c.chunk_id: stored(c) for c in chunks}
-                == {cid: stored(Chunk.model_validate_json(p)) for cid, p in old.items()}
-                and fact_keys(facts) == fact_keys(base.filing_facts([key]).get(key, []))):
+        with step("compare"):
+            old = base.filing_payloads([key]).get(key, {})
+            report.new_chunks = sum(c.chunk_id not in old for c in chunks)
+            same = ({c.chunk_id: stored(c) for c in chunks}
+                    == {cid: stored(Chunk.model_validate_json(p)) for cid, p in old.items()}
+                    and fact_keys(facts) == fact_keys(base.filing_facts([key]).get(key, [])))
+        if same:
             if report.status == "ok":
                 report.status = "skipped"  # already indexed, unchanged
             for by_key in (fresh, fresh_facts, old_ids):
@@ -302,10 +310,24 @@ def _update(settings, embedder, base: Index, read, progress):
     facts = [f for key in changed for f in fresh_facts[key]]
     # an update writes the new chunks and copies some tables (`update_copies`); the rest of the
     # published generation it shares
-    check_space(settings, len(chunks), copies=update_copies(base.path))
-    embedded = embed(settings, embedder, chunks, progress)
+    with step("check disk"):
+        check_space(settings, len(chunks), copies=update_copies(base.path))
+    with step("embed"):
+        embedded = embed(settings, embedder, chunks, progress)
     name = publish_update(settings, base, changed, chunks, facts)
     return reports, embedded, name, True
+
+
+def _timed(items, name: str):
+    """`items`, the time spent producing each (reading a filing) counted to step `name`."""
+    it = iter(items)
+    while True:
+        with step(name):
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+        yield item
 
 
 def _finish(settings: Settings) -> None:

@@ -32,6 +32,7 @@ class BuildReport:
     published: bool
     seconds: float
     embedded: int  # texts embedded in this run (cache misses)
+    steps: dict = field(default_factory=dict)  # seconds per step (finrag.ingest.steps)
 
     def totals(self) -> dict:
         return {
@@ -48,6 +49,7 @@ class BuildReport:
             "generation": self.generation,
             "published": self.published,
             "seconds": round(self.seconds, 3),
+            "steps": self.steps,
             "embedded": self.embedded,
         }
 
@@ -59,10 +61,12 @@ class RemoveReport:
     generation: str | None
     published: bool
     seconds: float
+    steps: dict = field(default_factory=dict)  # seconds per step (finrag.ingest.steps)
 
     def to_json(self) -> dict:
         return {"removed": self.removed, "errors": self.errors, "generation": self.generation,
-                "published": self.published, "seconds": round(self.seconds, 3)}
+                "published": self.published, "seconds": round(self.seconds, 3),
+                "steps": self.steps}
 
 
 class BuildError(RuntimeError):

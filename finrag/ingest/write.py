@@ -10,6 +10,7 @@ from finrag.faults import crash_point
 from finrag.generation import publish, write_filings, write_update
 from finrag.index import Index
 from finrag.ingest.generations import next_name
+from finrag.ingest.steps import step
 from finrag.views import dense_text
 
 
@@ -61,7 +62,8 @@ def publish_update(settings, base: Index, drop: list[str], chunks, facts) -> str
     vectors = _vectors(settings, chunks, (base.manifest["model"], base.manifest["dim"]))
     name = next_name(settings.data_dir)
     write_update(settings, base, name, drop, chunks, vectors, facts)
-    publish(settings.data_dir, name)
+    with step("publish"):
+        publish(settings.data_dir, name)
     crash_point("published")
     return name
 

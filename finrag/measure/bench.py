@@ -530,7 +530,8 @@ def in_place_phase(data_dir: Path, source_dir: Path | None, *, embedder: str | N
             "filing_chunks": filings[key]["chunks"],
             "alone": {n: r for n, r in zip(names, alone)},
             **{n: {"ingest_s": r["ingest_s"], "wall_s": r["seconds"],
-                   "published": r["published"], "exit_code": r["exit_code"]}
+                   "published": r["published"], "exit_code": r["exit_code"],
+                   "steps": r.get("ingest_steps") or {}}
                for n, r in zip(names, loaded)},
             "clients": clients, "queries": report["queries"], "failed": report["failed"],
             "stale_after_publish": report["reingest"]["stale_after_publish"],
@@ -547,7 +548,8 @@ def _ingest_step(data_dir: Path, argv: list[str]) -> dict:
         raise RuntimeError(f"bench: ingest {argv[0]} failed: "
                            f"{proc.stderr.strip().splitlines()[-1:]}")
     out = json.loads(proc.stdout)
-    return {"ingest_s": out["seconds"], "wall_s": round(wall, 2), "published": out["published"]}
+    return {"ingest_s": out["seconds"], "wall_s": round(wall, 2), "published": out["published"],
+            "steps": out.get("steps") or {}}
 
 
 def _subprocess_query_phase(data_dir: Path, queries: list[str]) -> dict:

@@ -172,6 +172,7 @@ def _reingest(settings, steps: list[list[str]], t0, seconds, after) -> dict:
                      "exit_code": proc.returncode, "generation": out.get("generation"),
                      "published": out.get("published"), "seconds": round(time.time() - began, 2),
                      "ingest_s": out.get("seconds"),  # the job's own time, without the CLI start
+                     "ingest_steps": out.get("steps") or {},  # where that time went
                      "error": _last_line(proc.stderr) if proc.returncode not in (0, 2) else ""})
     ended = time.time()
     stop.set()

@@ -91,6 +91,20 @@ def test_adding_a_filing_writes_only_that_filing(two):
     assert _rows(data, two["aapl_key"]) == two["aapl_rows"]  # AAPL's rows untouched
 
 
+def test_an_update_says_where_its_time_went(two, root, tmp_path, capsys):
+    steps = two["added"].steps  # the add of TSLA above
+    assert {"read", "compare", "embed", "copy tables", "write tables", "copy shard",
+            "count points", "delete points", "upsert points", "flush shard",
+            "finish generation", "publish"} <= set(steps)
+    assert all(s >= 0 for s in steps.values())
+    assert sum(steps.values()) <= two["added"].seconds
+    data = tmp_path / "data"
+    shutil.copytree(two["data"], data)
+    assert ingest_main(["remove", str(root / TSLA), "--data-dir", str(data), "--json"]) == 0
+    removed = json.loads(capsys.readouterr().out)
+    assert "embed" not in removed["steps"] and removed["steps"]["delete points"] >= 0
+
+
 def test_an_index_grown_in_place_holds_what_a_whole_build_holds(two):
     assert _by_filing(two["data"]) == _by_filing(two["whole"])
     grown, whole = Index.open(_settings(two["data"])), Index.open(_settings(two["whole"]))
