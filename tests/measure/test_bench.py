@@ -44,6 +44,8 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     assert all(u[s]["ingest_s"] > 0 and u[s]["exit_code"] == 0
                for s in ("add", "unchanged", "remove"))
     assert u["failed"] == 0 and u["stale_after_publish"] == 0 and u["queries"] > 0
+    # and where each step's time went, alone and beside the queries
+    assert "upsert points" in u["add"]["steps"] and "upsert points" in u["alone"]["add"]["steps"]
     assert [u["alone"][s]["published"] for s in ("add", "unchanged", "remove")] == \
         [True, False, True]
     assert "in place at 1,500 chunks, TSLA FY2024" in print_report(report)
