@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from finrag.asking import question_part
 from finrag.models import Hit
-from finrag.places import places
+from finrag.places import places, regions
 from finrag.tokens import tokenize
 
 CAUSE, LIST, AMOUNT, YES_NO = "cause", "list", "amount", "yes_no"
@@ -104,6 +104,7 @@ _SAYS = {
     "plant": ("facilit", "factor"),
 }
 _PLACE_WORDS = ("countr", "geograph", "region", "locat", "territor")
+_REGION_WORDS = ("geograph", "region")
 # a label that opens a list's item ("Software: The depth of our offerings ...") is not a name
 _LABELS = re.compile(r"(?:^|:\s*)[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*:")
 _WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
@@ -359,7 +360,10 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             continue
         seen.add(key)
         if wants_places:
-            if len(places(s)) < _PLACES:
+            # "which geographies" / "regions" asks for regions, not the countries of the
+            # largest operations; "which countries" and "where" for any places
+            named = regions(s) if head_word.startswith(_REGION_WORDS) else places(s)
+            if len(named) < _PLACES:
                 continue
             if head_word.startswith(_PLACE_WORDS):
                 st = st | {head}  # "China mainland, India, Japan" names the countries asked

@@ -42,6 +42,7 @@ _STATES = """alabama; alaska; arizona; arkansas; california; colorado; connectic
     ohio; oklahoma; oregon; pennsylvania; rhode island; south carolina; south dakota;
     tennessee; texas; utah; vermont; virginia; washington; west virginia; wisconsin; wyoming"""
 
+REGIONS = frozenset(" ".join(p.split()) for p in _REGIONS.split(";"))
 PLACES = frozenset(" ".join(p.split()) for group in (_COUNTRIES, _REGIONS, _STATES)
                    for p in group.split(";"))
 _PLACE = re.compile(r"(?<![\w.-])(?:" + "|".join(
@@ -51,3 +52,8 @@ _PLACE = re.compile(r"(?<![\w.-])(?:" + "|".join(
 def places(text: str) -> set[str]:
     """The distinct place names `text` holds ("China mainland, India, Japan" -> 3)."""
     return {" ".join(m.group(0).lower().split()) for m in _PLACE.finditer(text or "")}
+
+
+def regions(text: str) -> set[str]:
+    """The regions among them ("North America", "EMEA"): what "geographies" asks for."""
+    return places(text) & REGIONS

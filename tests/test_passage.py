@@ -428,3 +428,18 @@ def test_how_and_a_participle_asks_for_an_amount_the_filing_states():
     got = quotes("How unionized is Union Pacific's workforce?", [hit(unions, ticker="UNP")],
                  {"union", "pacific", "unp"})
     assert [q.text for q in got] == [unions]
+
+
+def test_geographies_are_regions_not_the_countries_of_the_largest_operations():
+    countries = ("We make, market and sell beverages and convenient foods in more than 200 "
+                 "countries, with our largest operations in the United States, Mexico, Canada, "
+                 "China and the United Kingdom.")
+    regions = ("We operate in three geographic regions: North America, Europe and Asia "
+               "Pacific.")
+    words = {"pepsico", "pep"}
+    asked = "What are the geographies that Pepsico primarily operates in?"
+    assert quotes(asked, [hit(countries, ticker="PEP")], words) == []
+    assert [q.text for q in quotes(asked, [hit(countries, 1, ticker="PEP"),
+                                           hit(regions, 2, ticker="PEP")], words)] == [regions]
+    assert quotes("In which countries does PepsiCo have its largest operations?",
+                  [hit(countries, ticker="PEP")], words)
