@@ -103,6 +103,13 @@ _SAYS = {
     "produc": ("manufactur", "output", "deliver"),
     "plant": ("facilit", "factor"),
 }
+# "What industry does Amcor operate in?": answered by the company's description of itself,
+# "(Today,) we are a global leader in developing and producing responsible packaging ..."
+_FIELDS = frozenset({"industry", "sector", "business"})
+_SELF = re.compile(r"^(?:\w+, )?(?:we are|the company is|[A-Z][\w.&'-]*(?: [A-Z][\w.&'-]*){0,3}"
+                   r" is) (?:a|an|one of the)\b[^.;]{0,80}?\b(?:leader|provider|manufacturer|"
+                   r"producer|maker|developer|designer|supplier|retailer|operator|distributor|"
+                   r"marketer)s? (?:in|of)\b", re.IGNORECASE)  # not "a public limited company"
 _PLACE_WORDS = ("countr", "geograph", "region", "locat", "territor")
 _REGION_WORDS = ("geograph", "region")
 # a label that opens a list's item ("Software: The depth of our offerings ...") is not a name
@@ -350,6 +357,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                       if stem(t) == head), head)
     # "which countries", "what geographies", "where": the answer names places
     persons = kind == LIST and bool(_AGENT.fullmatch(head_word))  # competitors, customers
+    describes = kind == LIST and head_word in _FIELDS
     wants_places = kind == LIST and (head_word.startswith(_PLACE_WORDS)
                                      or bool(_WHERE.search(question_part(text or ""))))
     scored = []
@@ -367,6 +375,10 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                 continue
             if head_word.startswith(_PLACE_WORDS):
                 st = st | {head}  # "China mainland, India, Japan" names the countries asked
+        if describes:  # "what industry": the company's description of itself answers
+            if not _SELF.search(_DATED.sub("", s)):
+                continue
+            st = st | set(terms)  # the question's other words are the asking ("operate in")
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
         if kind == CAUSE and _FORWARD.search(s):
             continue  # what the company expects did not drive the change asked about
@@ -379,16 +391,19 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             continue
         score = cover + 0.1 / hit.rank
         if kind in (LIST, AMOUNT):
-            if not (wants_places and head in st) and not _names_head(s, head, head_word):
+            if not ((wants_places or describes) and head in st) and not _names_head(
+                    s, head, head_word):
                 continue  # "our competitive strengths" names no competitor
             names = {n for n in _NAME.findall(_LABELS.sub(" ", s)) if n not in _NOT_NAMES
                      and n.lower().strip(".,'") not in (company_words or set())}
-            if kind == LIST and not names and (persons or not _ENUMERATION.search(s)):
+            if (kind == LIST and not describes and not names
+                    and (persons or not _ENUMERATION.search(s))):
                 continue  # a list names or enumerates: "we acquire businesses" is a policy;
                 # who the competitors or customers are, only names say
 
             if (not (_own(s, head, company_words or set()) or _states(s, head_word)
-                     or (wants_places and _opens_with_company(s, company_words or set())))
+                     or ((wants_places or describes)
+                         and _opens_with_company(s, company_words or set())))
                     or _HEDGE.search(s)):
                 continue  # the company's statement of it, not a mention or a risk
             if kind == AMOUNT and not _counted(s, company_words or set()):

@@ -443,3 +443,19 @@ def test_geographies_are_regions_not_the_countries_of_the_largest_operations():
                                            hit(regions, 2, ticker="PEP")], words)] == [regions]
     assert quotes("In which countries does PepsiCo have its largest operations?",
                   [hit(countries, ticker="PEP")], words)
+
+
+def test_what_industry_is_answered_by_the_company_describing_itself():
+    itself = ("Today, we are a global leader in developing and producing responsible packaging "
+              "for food, beverage, pharmaceutical, medical, home and personal-care products.")
+    legal = ("Amcor plc is a public limited company incorporated under the Laws of the "
+             "Bailiwick of Jersey in the Channel Islands.")
+    mention = ("The main methods of competition in the general packaging industry include "
+               "price, innovation, sustainability, service, and quality.")
+    words = {"amcor", "amcr", "plc"}
+    asked = "What industry does AMCOR primarily operate in?"
+    got = quotes(asked, [hit(legal, 1, ticker="AMCR"), hit(mention, 2, ticker="AMCR"),
+                         hit(itself, 3, ticker="AMCR")], words)
+    assert [q.text for q in got] == [itself]
+    assert quotes(asked, [hit(legal, ticker="AMCR"), hit(mention, 2, ticker="AMCR")],
+                  words) == []
