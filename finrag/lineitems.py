@@ -191,7 +191,7 @@ ITEMS: dict[str, LineItem] = {i.key: i for i in [
              r"(?:trade )?(?:accounts )?receivables?(?: net)?(?: less allowances?[a-z0-9 ,$]*)?",
              "balance", instant=True),
     LineItem("ppe_net", "property, plant and equipment, net",
-             r"(?:net )?(?:property(?: plant)? and equipment|pp&e|ppe|fixed assets?)",
+             r"(?:net )?(?:property(?: plant)? and equipment|pp&e|ppe|ppne|fixed assets?)",
              _g("PropertyPlantAndEquipmentNet"),
              r"(?:total )?property(?: plant)?(?: and| &)? equipment(?: net)?"
              r"|net property(?: plant)? and equipment",

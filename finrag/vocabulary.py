@@ -42,7 +42,7 @@ _STATEMENTS: list[tuple[str, str, tuple[str, ...]]] = [
 _LINE_ITEMS: list[tuple[str, str, tuple[str, ...]]] = [
     (r"capex|capital expenditures?|capital spending|capital intensive|capital intensity",
      "purchases of property plant and equipment capital expenditures", (CF,)),
-    (r"pp&e|ppe|fixed assets?",
+    (r"pp&e|ppe|ppne|fixed assets?",
      "property plant and equipment net", (BS,)),
     (r"cogs|cost of goods sold",
      "cost of sales cost of revenue cost of goods sold", (IS,)),

@@ -93,6 +93,7 @@ def test_company_names():
     ("FY2021 inventory turnover ratio", None, "inventory_turnover"),
     ("days payable outstanding (DPO)", [], "dpo"),
     ("what is Boeing's year end FY2018 net property, plant, and equipment", ["ppe_net"], None),
+    ("Did Pfizer grow its PPNE between FY20 and FY21?", ["ppe_net"], None),  # PP and E
     ("2 year total revenue CAGR from FY2020 to FY2022", ["revenue"], "cagr"),
     ("supply chain risk", [], None),
     ("<script>alert(1)</script>", [], None),
