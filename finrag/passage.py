@@ -53,7 +53,7 @@ _LIST_Q = re.compile(r"^\s*(?:name|list|identify|describe)\b|\b(?:what|which|who
 # "How many people ...", "how much ...": a count or amount the filing states in words
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much|large|big|(?!(?:do|does|did|is|are|was|were|has|"
                        r"have|had|can|could|will|would|should|may|might|to|about|often|"
-                       r"long|soon)\b)\w+(?:ed|ive|al)\b)", re.IGNORECASE)  # "how unionized"
+                       r"long|soon)\b)\w+ed\b)", re.IGNORECASE)  # "how unionized / exposed"
 _YES_NO_Q = re.compile(r"^\s*(?:has|have|had|does|do|did|is|are|was|were)\b", re.IGNORECASE)
 
 # A sentence that gives a cause.
@@ -128,7 +128,8 @@ _INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|"
                     re.IGNORECASE)
 # a hedge is a modal on what might happen ("could adversely affect", "may be", "might lose"),
 # not any modal ("sources of entertainment that our members could choose")
-_FORWARD = re.compile(r"\b(?:we|management) (?:anticipate|expect|believe|intend|plan|"
+_OFFSET = re.compile(r"offset", re.IGNORECASE)
+_FORWARD = re.compile(r"\b(?:we|management) (?:anticipate|expect|intend|plan|"
                       r"estimate|project)s?\b|\bwill (?:continue|be|remain)\b", re.IGNORECASE)
 _HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?: not)?"
                     r"(?: \w+ly)? (?:adversely|materially|negatively|harm|hurt|affect|impact|"
@@ -169,7 +170,10 @@ _PAIRED = 120  # a change and the sentence explaining it, quoted together
 _REFERS_BACK = re.compile(r"(?:the|this|these|that|those|such)\s+(?:[\w'’-]+\s+){0,3}?"
                           r"(?:increases?|decreases?|growth|declines?|improvements?|changes?|"
                           r"reductions?|rises?|drops?|gains?|expansions?|contractions?|"
-                          r"deteriorations?|shortfalls?)\b", re.IGNORECASE)
+                          r"deteriorations?|shortfalls?)\b(?=\s+(?:was|were|is|are|has|have|"
+                          r"primarily|mainly|largely|partly|partially|principally|reflect\w*|"
+                          r"result\w*|relat\w*|due|driven|came|stem\w*|occurred))",
+                          re.IGNORECASE)  # not "The growth in net sales", which names another
 _ITEMS = 6  # the items a sentence ending in a colon reads on into
 _COVER = 2 / 3
 # where a question asks a second thing: "..., and in which markets ...?", "...? Does it ...?"
@@ -277,15 +281,17 @@ def _lists_read_on(pieces: list[str]) -> list[str]:
         colon = end.endswith(":")
         if not (colon or (":" in end and end.endswith(";"))):
             continue
-        joined = end
+        joined, semicolons = end, end.endswith(";")
         for n, item in enumerate(pieces[i + 1:i + 1 + _ITEMS]):
-            if n and not joined.endswith((";", ",")) and (
-                    not colon or pieces[i + n].rstrip().endswith(".")):
-                break  # the list has ended: "...; and UnitedHealthcare." (not the next heading)
+            # a list of semicolon items ends at the item that ends in a full stop ("...; and
+            # UnitedHealthcare."), not at the next heading; bullets that are whole sentences
+            # go on as far as they fit
+            if n and not joined.endswith((";", ",")) and (semicolons or not colon):
+                break
             longer = f"{joined} {item.strip()}"
             if len(longer.split()) > _MAX_WORDS:
                 break
-            joined = longer
+            joined, semicolons = longer, semicolons or item.rstrip().endswith(";")
         if joined != piece.rstrip():
             out[-1] = joined
     return out
@@ -382,7 +388,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
         if kind == CAUSE and _FORWARD.search(s):
             continue  # what the company expects did not drive the change asked about
-        if kind == CAUSE and len(terms) <= 3 and not _phrase(terms, _before_cause(s)):
+        if kind == CAUSE and len(terms) <= 3 and not _names_what_changed(terms, s):
             continue  # the cause of what was asked: "operating margin", not "gross margin";
             # what changed comes before its cause: "Total revenue increased due to an increase
             # in advertising revenue" does not explain the advertising revenue
@@ -443,14 +449,19 @@ def _covers(terms: list[str], stems: set[str]) -> bool:
 _NEUTRAL_STEMS = frozenset(stem(w) for w in _NEUTRAL)
 
 
-def _before_cause(sentence: str) -> str:
-    """The sentence up to its first causal phrase ("Humira sales decreased 41% in 2024
-    primarily driven by"): where what changed is named. "Offset by" brings in a change of its
-    own, with its cause after it ("This growth was partially offset by a 10% decrease in
-    Client segment revenue primarily due to ...")."""
-    found = next((m for m in _CAUSAL.finditer(sentence)
-                  if not m.group(0).lower().startswith("offset")), None)
-    return sentence[:found.start()] if found else sentence
+def _names_what_changed(terms: list[str], sentence: str) -> bool:
+    """Whether the sentence names what was asked about before its first causal phrase
+    ("Humira sales decreased 41% in 2024 primarily driven by"). "Offset by" brings in a change
+    of its own, with its cause after it ("This growth was partially offset by a 10% decrease
+    in Client segment revenue primarily due to ..."); what it offsets is given no cause ("Cloud
+    revenue increased, partially offset by a decrease in hardware revenue due to ...")."""
+    found = list(_CAUSAL.finditer(sentence))
+    if not found:
+        return _phrase(terms, sentence)
+    if _OFFSET.match(found[0].group(0)) and _phrase(terms, sentence[:found[0].start()]):
+        return False
+    cause = next((m for m in found if not _OFFSET.match(m.group(0))), None)
+    return cause is not None and _phrase(terms, sentence[:cause.start()])
 
 
 def _phrase(terms: list[str], sentence: str) -> bool:
@@ -505,17 +516,17 @@ def _opens_with_company(sentence: str, company_words: set[str]) -> bool:
 
 def _counted(sentence: str, company_words: set[str]) -> bool:
     """Whether the company states the count after naming itself ("we employed approximately
-    1,556,000 ...", "Walmart employs approximately 2.1 million associates"), not a number
-    before it, which counts some part ("Over 240,000 Amazon employees have participated in
-    Career Choice")."""
+    1,556,000 ...", "Walmart employs approximately 2.1 million associates") or as a share of
+    its whole ("Approximately 84% of our workforce ..."), not a number before it, which counts
+    some part ("Over 240,000 Amazon employees have participated in Career Choice")."""
     low = _DATED.sub("", sentence.lower())
     words = re.findall(r"[\w,.$%]+", low)
     at = next((i for i, w in enumerate(words[:_OPENING])
                if w.strip(".,") in ("we", "our", "company") or w.strip(".,") in company_words),
               None)
     if at is None:
-        return True  # the subject is what is asked ("Approximately 84% of our workforce ...")
-    return not any(_AMOUNT.match(w) for w in words[:at])
+        return True  # the subject is what is asked ("Union employees number about 3,000")
+    return not any(_AMOUNT.match(w) and not w.endswith("%") for w in words[:at])
 
 
 def _states(sentence: str, head_word: str) -> bool:

@@ -42,6 +42,7 @@ _STATES = """alabama; alaska; arizona; arkansas; california; colorado; connectic
     ohio; oklahoma; oregon; pennsylvania; rhode island; south carolina; south dakota;
     tennessee; texas; utah; vermont; virginia; washington; west virginia; wisconsin; wyoming"""
 
+_NAME_GOES_ON = re.compile(r"[ \t]+[A-Z][a-z]")
 REGIONS = frozenset(" ".join(p.split()) for p in _REGIONS.split(";"))
 PLACES = frozenset(" ".join(p.split()) for group in (_COUNTRIES, _REGIONS, _STATES)
                    for p in group.split(";"))
@@ -50,8 +51,19 @@ _PLACE = re.compile(r"(?<![\w.-])(?:" + "|".join(
 
 
 def places(text: str) -> set[str]:
-    """The distinct place names `text` holds ("China mainland, India, Japan" -> 3)."""
-    return {" ".join(m.group(0).lower().split()) for m in _PLACE.finditer(text or "")}
+    """The distinct place names `text` holds ("China mainland, India, Japan" -> 3), written
+    as names: capitalised ("turkey products", "fine china" name none) and not the first word
+    of another name ("Georgia Power", "Texas Instruments", "Jordan Brand", "Chad Smith")."""
+    text = text or ""
+    out = set()
+    for m in _PLACE.finditer(text):
+        word = m.group(0)
+        if not word[0].isupper():
+            continue
+        if not word.endswith(".") and _NAME_GOES_ON.match(text, m.end()):
+            continue
+        out.add(" ".join(word.lower().split()))
+    return out
 
 
 def regions(text: str) -> set[str]:

@@ -370,6 +370,9 @@ def test_place_names_are_whole_names():
     assert places("China mainland, India, South Korea and the U.S.") == {
         "china mainland", "india", "south korea", "u.s."}
     assert places("Georgia-Pacific and the Company's Chinese suppliers") == set()
+    # a place is written as a name, and is not the first word of another name
+    assert places("We process turkey at our plants in Willmar, Minnesota") == {"minnesota"}
+    assert places("Georgia Power, Texas Instruments, Jordan Brand and fine china") == set()
 
 
 def test_a_quote_that_answers_one_part_of_a_two_part_question_is_no_answer():
@@ -459,3 +462,28 @@ def test_what_industry_is_answered_by_the_company_describing_itself():
     assert [q.text for q in got] == [itself]
     assert quotes(asked, [hit(legal, ticker="AMCR"), hit(mention, 2, ticker="AMCR")],
                   words) == []
+
+
+
+def test_review_cases_a_bullet_list_a_pairing_a_share_and_an_offset():
+    # bullets that are whole sentences are read on, not cut after the first
+    bullets = ("We have three reportable segments: \u2022 North America, which includes our "
+               "stores in the U.S. and Canada. \u2022 International, which includes our stores "
+               "outside North America. \u2022 AWS, which sells compute and storage.")
+    got = quotes("What are Acme's reportable segments?", [hit(bullets, ticker="ACME")],
+                 {"acme"})
+    assert got and "AWS, which sells" in got[0].text
+    # "The growth in net sales" explains net sales, not the operating expenses before it
+    other = ("Operating expenses increased 8% in 2024 compared to the prior year. The growth "
+             "in net sales primarily reflects higher unit volumes in Europe.")
+    assert quotes("Why did Acme's operating expenses increase in 2024?",
+                  [hit(other, ticker="ACME")], {"acme"}) == []
+    # a share of the whole, stated before the company names itself, is the amount asked
+    share = "Approximately 84% of our workforce is represented by labor unions."
+    assert [q.text for q in quotes("How unionized is Acme's workforce?",
+                                   [hit(share, ticker="ACME")], {"acme"})] == [share]
+    # what "offset by" offsets is given no cause
+    offset = ("Cloud revenue increased 12%, partially offset by a decrease in hardware revenue "
+              "due to lower demand for servers.")
+    assert quotes("Why did Acme's cloud revenue increase in 2024?",
+                  [hit(offset, ticker="ACME")], {"acme"}) == []

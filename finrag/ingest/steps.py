@@ -1,7 +1,11 @@
-"""Where a build's or a removal's time goes, step by step (`ingest build --json`'s "steps"):
-reading and comparing filings, embedding, and each part of writing a generation (copying the
-tables and the shard, counting, deleting, upserting, flushing, publishing). One run per
-process, so the CLI resets it and reports it at the end; the bench reads it from the JSON.
+"""Where an update's or a removal's time goes, step by step (`ingest build --json` and
+`ingest remove --json`, "steps"): reading and comparing filings, embedding, and each part of
+writing the new generation over the published one on the embedded engine (copy tables, write
+tables, copy shard, count points, delete points, upsert points, flush shard: the engine's
+finish and close together, finish generation, publish). A whole build or `--rebuild` and a
+server collection's update report fewer steps (reading, embedding and publishing). `build()`
+and `remove()` reset it when they start; one build at a time per process (the build lock
+holds them to one per data dir anyway). The bench reads it from the JSON.
 """
 
 from __future__ import annotations

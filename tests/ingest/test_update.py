@@ -102,7 +102,7 @@ def test_an_update_says_where_its_time_went(two, root, tmp_path, capsys):
     shutil.copytree(two["data"], data)
     assert ingest_main(["remove", str(root / TSLA), "--data-dir", str(data), "--json"]) == 0
     removed = json.loads(capsys.readouterr().out)
-    assert "embed" not in removed["steps"] and removed["steps"]["delete points"] >= 0
+    assert "read" not in removed["steps"] and "delete points" in removed["steps"]
 
 
 def test_an_index_grown_in_place_holds_what_a_whole_build_holds(two):
