@@ -175,6 +175,7 @@ _REFERS_BACK = re.compile(r"(?:the|this|these|that|those|such)\s+(?:[\w'’-]+\s
                           r"result\w*|relat\w*|due|driven|came|stem\w*|occurred))",
                           re.IGNORECASE)  # not "The growth in net sales", which names another
 _ITEMS = 6  # the items a sentence ending in a colon reads on into
+_GOES_ON = re.compile(r"(?:[;,]|\band|\bor)$")  # "Optum Rx; and" goes on to its last item
 _COVER = 2 / 3
 # where a question asks a second thing: "..., and in which markets ...?", "...? Does it ...?"
 _PARTS = re.compile(r"(?<=\?)\s+|[,;]\s+and\s+(?=(?:(?:in|at|for|from|of|to|by|with)\s+)?"
@@ -286,7 +287,7 @@ def _lists_read_on(pieces: list[str]) -> list[str]:
             # a list of semicolon items ends at the item that ends in a full stop ("...; and
             # UnitedHealthcare."), not at the next heading; bullets that are whole sentences
             # go on as far as they fit
-            if n and not joined.endswith((";", ",")) and (semicolons or not colon):
+            if n and not _GOES_ON.search(joined) and (semicolons or not colon):
                 break
             longer = f"{joined} {item.strip()}"
             if len(longer.split()) > _MAX_WORDS:

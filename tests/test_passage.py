@@ -473,6 +473,14 @@ def test_review_cases_a_bullet_list_a_pairing_a_share_and_an_offset():
     got = quotes("What are Acme's reportable segments?", [hit(bullets, ticker="ACME")],
                  {"acme"})
     assert got and "AWS, which sells" in got[0].text
+    # a semicolon list whose last item sits past a break after "and"
+    broken = ("We have four reportable segments: Optum Health; Optum Insight; Optum Rx; and"
+              "\n\nUnitedHealthcare, which includes UnitedHealthcare Employer & Individual."
+              "\n\nOptum Optum is a health services business.")
+    got = quotes("What are UnitedHealth Group's reportable segments?", [hit(broken)],
+                 {"unitedhealth", "group", "unh"})
+    assert got[0].text.endswith("and UnitedHealthcare, which includes UnitedHealthcare "
+                                "Employer & Individual.")
     # "The growth in net sales" explains net sales, not the operating expenses before it
     other = ("Operating expenses increased 8% in 2024 compared to the prior year. The growth "
              "in net sales primarily reflects higher unit volumes in Europe.")
