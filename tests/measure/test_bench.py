@@ -44,6 +44,8 @@ def test_bench_reports_every_figure_for_both_stacks(sample_index, tmp_path):
     assert all(u[s]["ingest_s"] > 0 and u[s]["exit_code"] == 0
                for s in ("add", "unchanged", "remove"))
     assert u["failed"] == 0 and u["stale_after_publish"] == 0 and u["queries"] > 0
+    # the removal took out the filing added, not every copy of its source filing
+    assert u["chunks_after"] == report["indexed_chunks"]
     # and where each step's time went, alone and beside the queries
     assert "upsert points" in u["add"]["steps"] and "upsert points" in u["alone"]["add"]["steps"]
     assert [u["alone"][s]["published"] for s in ("add", "unchanged", "remove")] == \
@@ -114,7 +116,8 @@ def _source():
                                     ("T24", "TSLA", 2024, 5)):
         chunks += [Chunk(chunk_id=f"{key}{i}".ljust(32, "0"), ticker=ticker, fiscal_year=year,
                          company={"AAPL": "Apple Inc.", "TSLA": "Tesla, Inc."}[ticker],
-                         chunk_type="narrative", text=f"{ticker} {year} {i}", filing_key=key)
+                         chunk_type="narrative", text=f"{ticker} {year} {i}", filing_key=key,
+                         source=f"/filings/{key}/10-k.htm")
                    for i in range(size)]
         facts.append(Fact(ticker=ticker, fiscal_year=year, filing_key=key, source="xbrl",
                           line_label="Revenue", statement="income", period_fiscal_year=year - 1,
@@ -144,3 +147,19 @@ def test_the_company_shape_gives_each_company_year_one_filing():
         assert [int(v[0]) for v in vs] == [texts.index(c.text) for c in cs]
         assert all(f.filing_key == cs[0].filing_key and f.ticker == cs[0].ticker for f in fs)
         assert all(f.period_fiscal_year == cs[0].fiscal_year - 1 for f in fs)
+
+
+def test_a_copy_is_not_read_from_its_source_filing():
+    """`ingest remove` of the source filing's folder (the in-place phase's last step) must
+    take out the filing added from it, not every copy of it: each copy names its own source."""
+    from pathlib import Path
+
+    from finrag.ingest.build import _within
+    from finrag.measure.bench import company_filings, replicated_filings
+
+    chunks, vectors, facts = _source()
+    folders = {Path(c.source).parent for c in chunks}
+    for shape in (company_filings, replicated_filings):
+        written = [c for cs, _, _ in shape(chunks, vectors, facts, 60) for c in cs]
+        assert not any(_within(Path(c.source).resolve(), f) for c in written for f in folders)
+        assert len({c.source for c in written}) == len({c.filing_key for c in written})
