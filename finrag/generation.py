@@ -34,11 +34,11 @@ from finrag.index import (
     open_table,
     table_facets,
 )
-from finrag.ingest.steps import step
 from finrag.lexical import K1, B, average_length, document_vector, term_counts, weigh
 from finrag.manifest import FORMAT_VERSION
 from finrag.models import Chunk
 from finrag.pagevectors import page_context_vectors
+from finrag.steps import step
 from finrag.store.base import StoreError, StorePoint
 from finrag.store.clients import client_for
 from finrag.store.writer_memory import segment_points, writer_memory_gb

@@ -22,11 +22,11 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+from finrag import steps
 from finrag.cache import EmbeddingCache
 from finrag.config import Settings
 from finrag.generation import update_copies
 from finrag.index import Index, current_generation
-from finrag.ingest import steps
 from finrag.ingest.compare import (
     chunk_keys,
     chunks_by_filing,
@@ -44,9 +44,9 @@ from finrag.ingest.read import locate
 from finrag.ingest.read_step import job
 from finrag.ingest.report import BuildError, BuildReport, FilingReport, RemoveReport
 from finrag.ingest.server_publish import publish_server
-from finrag.ingest.steps import step
 from finrag.ingest.write import embed, on_embedded, publish_update, publish_whole, with_vectors
 from finrag.models import Chunk
+from finrag.steps import step
 from finrag.store.writer_memory import writer_memory_gb
 from finrag.views import dense_text
 

@@ -32,7 +32,7 @@ class BuildReport:
     published: bool
     seconds: float
     embedded: int  # texts embedded in this run (cache misses)
-    steps: dict = field(default_factory=dict)  # seconds per step (finrag.ingest.steps)
+    steps: dict = field(default_factory=dict)  # seconds per step (finrag.steps)
 
     def totals(self) -> dict:
         return {
@@ -61,7 +61,7 @@ class RemoveReport:
     generation: str | None
     published: bool
     seconds: float
-    steps: dict = field(default_factory=dict)  # seconds per step (finrag.ingest.steps)
+    steps: dict = field(default_factory=dict)  # seconds per step (finrag.steps)
 
     def to_json(self) -> dict:
         return {"removed": self.removed, "errors": self.errors, "generation": self.generation,

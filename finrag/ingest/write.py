@@ -10,7 +10,7 @@ from finrag.faults import crash_point
 from finrag.generation import publish, write_filings, write_update
 from finrag.index import Index
 from finrag.ingest.generations import next_name
-from finrag.ingest.steps import step
+from finrag.steps import step
 from finrag.views import dense_text
 
 
