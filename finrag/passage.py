@@ -23,7 +23,11 @@ into sentences and keeps those that do the question's job:
   by"); a list question the company's own statement of the subject ("we acquired", "our major
   customers", or the company as the sentence's subject naming it soon after: "The Company's
   operations are conducted in three reportable segments: ...") that names or enumerates; a
-  count the same statement with a number. A sentence ending in a colon reads on into its items.
+  count the same statement with a number stated after the company names itself; "which
+  countries" / "where" a sentence naming places (finrag.places), "what industry" the
+  company describing itself. A sentence ending in a colon reads on into its items, and a
+  change followed by a sentence that explains it by referring back ("The sales growth
+  primarily reflects ...") is quoted with it.
   A sentence that merely shares words with the question is not an answer, nor is one that
   hedges ("could adversely affect", "may be") or introduces a table;
 - up to three sentences within a small margin of the best, the best first, ties broken by the
@@ -362,9 +366,9 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     head = terms[0]  # what is asked for comes first: "what industry", "who are the customers"
     head_word = next((t for t in tokenize(question_part(text or "")) + tokenize(text or "")
                       if stem(t) == head), head)
-    # "which countries", "what geographies", "where": the answer names places
     persons = kind == LIST and bool(_AGENT.fullmatch(head_word))  # competitors, customers
-    describes = kind == LIST and head_word in _FIELDS
+    describes = kind == LIST and head_word in _FIELDS  # "what industry"
+    # "which countries", "what geographies", "where": the answer names places
     wants_places = kind == LIST and (head_word.startswith(_PLACE_WORDS)
                                      or bool(_WHERE.search(question_part(text or ""))))
     scored = []
