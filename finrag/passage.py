@@ -262,12 +262,12 @@ def _pieces(text: str) -> list[str]:
     return pieces
 
 
-def _explained(text: str) -> list[tuple[str, str]]:
+def _explained(said: list[str | None]) -> list[tuple[str, str]]:
     """A change and the sentence after it that explains it by referring back: "AWS sales
     increased 19% in 2024, compared to the prior year. The sales growth primarily reflects
     increased customer usage ..." (MD&A's usual two steps), as one quote. The change alone
-    gives no cause; the cause alone does not say what it explains."""
-    said = _quotable(_pieces(text))
+    gives no cause; the cause alone does not say what it explains. `said`: a passage's
+    pieces as `_quotable` gives them."""
     return [(f"{before} {after}", after) for before, after in zip(said, said[1:])
             if before and after and _REFERS_BACK.match(after) and _CAUSAL.search(after)
             and not _CAUSAL.search(before) and len(f"{before} {after}".split()) <= _PAIRED]
@@ -352,11 +352,11 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     for hit in hits:
         if _EXHIBITS.match(hit.chunk.section or ""):
             continue  # an exhibit index names agreements, it answers nothing
-        said = [(s, None) for s in sentences(hit.chunk.text)]
-        if kind == CAUSE:
-            said += [(pair, after) for pair, after in _explained(hit.chunk.text)
-                     if not _phrase(terms, after)]  # the explanation that names it stands alone
-        for s, _ in said:
+        quotable = _quotable(_pieces(hit.chunk.text))
+        said = [s for s in quotable if s]
+        if kind == CAUSE:  # an explanation that names what it explains stands alone
+            said += [pair for pair, after in _explained(quotable) if not _phrase(terms, after)]
+        for s in said:
             pool.append((s, _stems(s), hit))
     if not pool:
         return []
@@ -387,7 +387,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             if head_word.startswith(_PLACE_WORDS):
                 st = st | {head}  # "China mainland, India, Japan" names the countries asked
         if describes:  # "what industry": the company's description of itself answers
-            if not _SELF.search(_DATED.sub("", s)):
+            if not _SELF.search(_undated(s)):
                 continue
             st = st | set(terms)  # the question's other words are the asking ("operate in")
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
@@ -495,6 +495,19 @@ def _in_order(terms: list[str], stems: list[str]) -> bool:
     return False
 
 
+def _undated(sentence: str) -> str:
+    """The sentence in lower case without a leading date ("As of December 31, 2024, we ...")."""
+    return _DATED.sub("", sentence.lower())
+
+
+def _company_at(words: list[str], company_words: set[str]) -> int | None:
+    """Where the company names itself among the sentence's opening words ("we", "our", "the
+    Company", its name), or None."""
+    return next((i for i, w in enumerate(words[:_OPENING])
+                 if w.strip(".,") in ("we", "our", "company")
+                 or w.strip(".,") in company_words), None)
+
+
 def _own(sentence: str, head: str, company_words: set[str]) -> bool:
     """Whether the company states the subject of itself: "we acquired", "our major customers"
     (the subject at most two words after "we" / "our"), or a sentence whose subject is the
@@ -502,12 +515,11 @@ def _own(sentence: str, head: str, company_words: set[str]) -> bool:
     hardware products are ...") and that names what is asked soon after it ("At the
     acquisition date, we recorded a charge" is not about what the company acquired). Not a
     mention: "compete against companies that, like us, operate in multiple geographies"."""
-    low = _DATED.sub("", sentence.lower())  # "As of December 31, 2024, we employed ..."
+    low = _undated(sentence)
     if re.search(rf"\b(?:we|our)\b(?:\W+\w+){{0,2}}?\W+{re.escape(head)}", low):
         return True
     words = re.findall(r"[a-z0-9]+", low)
-    at = next((i for i, w in enumerate(words[:_OPENING])
-               if w in ("we", "our", "company") or w in company_words), None)
+    at = _company_at(words, company_words)
     after = words[at + 1:at + 1 + _EARLY] if at is not None else []
     return bool(after) and _matches(head, {stem(w) for w in after} | set(after))
 
@@ -515,8 +527,7 @@ def _own(sentence: str, head: str, company_words: set[str]) -> bool:
 def _opens_with_company(sentence: str, company_words: set[str]) -> bool:
     """"Substantially all of the Company's hardware products are manufactured by outsourcing
     partners located primarily in China mainland, India, ...": the company says where."""
-    words = re.findall(r"[a-z0-9]+", _DATED.sub("", sentence.lower()))[:_OPENING]
-    return any(w in ("we", "our", "company") or w in company_words for w in words)
+    return _company_at(re.findall(r"[a-z0-9]+", _undated(sentence)), company_words) is not None
 
 
 def _counted(sentence: str, company_words: set[str]) -> bool:
@@ -524,11 +535,8 @@ def _counted(sentence: str, company_words: set[str]) -> bool:
     1,556,000 ...", "Walmart employs approximately 2.1 million associates") or as a share of
     its whole ("Approximately 84% of our workforce ..."), not a number before it, which counts
     some part ("Over 240,000 Amazon employees have participated in Career Choice")."""
-    low = _DATED.sub("", sentence.lower())
-    words = re.findall(r"[\w,.$%]+", low)
-    at = next((i for i, w in enumerate(words[:_OPENING])
-               if w.strip(".,") in ("we", "our", "company") or w.strip(".,") in company_words),
-              None)
+    words = re.findall(r"[\w,.$%]+", _undated(sentence))
+    at = _company_at(words, company_words)
     if at is None:
         return True  # the subject is what is asked ("Union employees number about 3,000")
     return not any(_AMOUNT.match(w) and not w.endswith("%") for w in words[:at])
@@ -539,7 +547,7 @@ def _states(sentence: str, head_word: str) -> bool:
     "Other significant competitors include, but are not limited to, Nestlé S.A., ...",
     "Competitors include other entertainment video providers, such as ...". The word itself,
     not its five-letter stem: "Competitive products include ..." names no competitor."""
-    words = re.findall(r"[\w'’&-]+", _DATED.sub("", sentence.lower()))
+    words = re.findall(r"[\w'’&-]+", _undated(sentence))
     for i, w in enumerate(words[:_SUBJECT]):
         if tokenize(w) == [head_word]:
             return any(v in _STATES for v in words[i + 1:i + 3])
