@@ -13,7 +13,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from finrag import narrate, passage, series
+from finrag import cover, narrate, passage, series
 from finrag.answer import Answer, Outcome, answer
 from finrag.citing import label
 from finrag.companies import companies_of, short_name
@@ -88,6 +88,13 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     inferred = _company_from_passages(q, result)
     if inferred:
         q = replace(q, tickers=(inferred,))
+    which = cover.asks(result.query)
+    if which and len(q.tickers) == 1:  # the securities its cover registers
+        outcome = _registered(index, result, q, which, companies)
+        if outcome is not None:
+            asked = Asked(q, outcome, result)
+            asked.timings_ms = {"answer": (time.perf_counter() - t0) * 1000}
+            return asked
     outcome = series.across(q, lambda t, ys, st: _facts(index, t, tuple(filters.fiscal_years),
                                                         ys, st), companies, filed, filters)
     if outcome is not None:  # a series, peers or a ranking across companies
@@ -176,6 +183,29 @@ def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], 
             quotes = passage.quotes(result.query, hits + more, names, kind)
     return narrate.narrate(result.query, kind, figure, quotes, result.fused,
                            narrate.generator_from_env)
+
+
+def _registered(index, result: SearchResult, q: Question, which: str,
+                companies: dict[str, str]):
+    """The cover-page answer (finrag.cover) from the first pages of the company's filing among
+    the passages: of the year the question names, else the latest; None where none is there."""
+    named = _named_years(result)
+    hits = [h for h in result.fused if h.chunk.ticker == q.tickers[0] and h.chunk.filing_key
+            and (not named or h.chunk.fiscal_year in named)]
+    if not hits:
+        return None
+    latest = max(h.chunk.fiscal_year for h in hits)
+    key = next(h.chunk.filing_key for h in hits if h.chunk.fiscal_year == latest)
+    if hasattr(index, "page_chunks"):
+        chunks = index.page_chunks(key, _COVER_PAGES)
+    else:  # an index read from a server alone: the cover passages search found
+        chunks = sorted((h.chunk for h in result.fused if h.chunk.filing_key == key
+                         and (h.chunk.page or 0) in _COVER_PAGES),
+                        key=lambda c: (c.page or 0, c.chunk_id))
+    return narrate.registered(which, chunks, short_name(companies.get(q.tickers[0], "")))
+
+
+_COVER_PAGES = (1, 2, 3)  # where a 10-K's cover page, and its Section 12(b) table, is printed
 
 
 def _around(index, hits: list[Hit], shown: set[str]) -> list[Hit]:

@@ -62,7 +62,15 @@ def short_name(name: str) -> str:
     names = company_names(name)
     if not names or len(names[0]) > 40 or re.search(r"\d{3,}", name):
         return ""
-    return " ".join(w.capitalize() if w.islower() else w for w in names[0].split())
+    return " ".join(_cased(w) for w in names[0].split())
+
+
+def _cased(word: str) -> str:
+    """A word of a name read in lower case, as printed: "Resorts", and "3M" (a word with a
+    digit is an initialism)."""
+    if not word.islower():
+        return word
+    return word.upper() if any(ch.isdigit() for ch in word) else word.capitalize()
 
 
 _COMPANIES: dict[str, tuple[dict[str, str], dict[str, list[int]]]] = {}

@@ -2,6 +2,9 @@
 the change a "why" question is about where the facts give it, and optionally phrased by a chat
 model (finrag.generate) when FINRAG_LLM_URL names one.
 
+`registered(which, chunks, company)` answers which securities a filing's cover registers
+(finrag.cover), each row quoted and cited, "none" where it registers none of the kind asked.
+
 `narrate(asked_text, figure, quotes, hits)` is pure apart from the optional generator call: it
 turns the quotes into an `Answer` of kind "passage" (or "generated") with `sentences`
 [{text, citation}], or gives the reason there is none.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from finrag import cover
 from finrag.answer import Answer, Outcome
 from finrag.models import Chunk, Hit
 from finrag.passage import CAUSE, Quote
@@ -96,3 +100,40 @@ def _written(question: str, lead: Answer | None, quotes: list[Quote], hits: list
     by_id = {p.chunk_id: p for p in passages}
     return [{"text": w.text, "citation": sentence_citation(by_id[w.chunk_id])}
             for w in gen.sentences], ""
+
+
+_KINDS = {cover.DEBT: ("debt security", "debt securities"),
+          cover.EQUITY: ("class of stock", "classes of stock"),
+          cover.ALL: ("class of securities", "classes of securities")}
+
+
+def registered(which: str, chunks: list[Chunk], company: str) -> Outcome | None:
+    """The classes of `which` that the cover on `chunks` (a filing's first pages, in order)
+    registers, each row quoted with its citation; "none" (verdict) where it registers none of
+    them, quoting what it does register; None where the chunks hold no Section 12(b) table."""
+    found = cover.registered("\n".join(c.text for c in chunks))
+    if found is None or not chunks:
+        return None
+    rows = cover.wanted(found, which)
+    first = chunks[0]
+    one, many = _KINDS[which]
+    filing = f"{company or first.ticker}'s FY{first.fiscal_year} 10-K"
+    if rows:
+        lead = (f"Registered under Section 12(b) \u2014 {filing} lists {len(rows)} "
+                f"{one if len(rows) == 1 else many} on its cover")
+    else:
+        lead = (f"None \u2014 {filing} registers no {many} under Section 12(b) of the Exchange "
+                "Act" + ("; its cover lists only these" if found else ""))
+    shown = rows or found
+    sentences = [{"text": s.row, "citation": sentence_citation(_holding(s, chunks))}
+                 for s in shown]
+    quoted = " ".join(f"\u201c{s['text']}\u201d" for s in sentences)
+    text = f"{lead}: {quoted}" if quoted else lead
+    return Outcome(Answer("passage", None, "", text, first.fiscal_year, sentences=sentences,
+                          verdict=None if rows else "none"), None)
+
+
+def _holding(security: cover.Security, chunks: list[Chunk]) -> Chunk:
+    """The chunk its row is printed in (where its title starts)."""
+    head = " ".join(security.title.split())[:30]
+    return next((c for c in chunks if head in " ".join(c.text.split())), chunks[0])

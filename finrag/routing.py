@@ -3,6 +3,9 @@
 - A "why did it change" question is answered in Management's Discussion and Analysis (Item 7):
   Regulation S-K Item 303 requires it to describe the reasons for material changes, so the
   sentences that give a change's cause are printed there, whatever the company.
+- A question about the securities the company has registered on an exchange is answered on
+  the cover page: Form 10-K's cover lists each class registered under Section 12(b) of the
+  Exchange Act (finrag.cover), whatever the company.
 - A question naming line items (working capital, capital expenditure, gross margin) is answered
   on the statements that print them (finrag.vocabulary's homes of each item): their pages
   are known by the statement's title in the page heading ("CONSOLIDATED BALANCE SHEETS"; not
@@ -23,10 +26,11 @@ from __future__ import annotations
 
 import re
 
-from finrag import passage, vocabulary
+from finrag import cover, passage, vocabulary
 from finrag.models import Chunk
 
 MDNA = "Item 7"
+COVER = "Cover"  # finrag.ingest.sections names what precedes Item 1 so
 WEIGHT = 0.5  # of the place's vote, against 1.0 for each retriever
 STATEMENTS = {  # vocabulary's statement -> (its name here, its pages' heading)
     # the statement's own title; not a heading that mentions one ("Off-balance sheet
@@ -46,6 +50,7 @@ _BY_NAME = {name: heading for name, heading in STATEMENTS.values()}
 def routes(query: str) -> tuple[str, ...]:
     """The places that answer `query`: "Item 7" and / or statement names; () where none."""
     out = [MDNA] if passage.form(query) == passage.CAUSE else []
+    out += [COVER] if cover.asks(query) else []
     out += [STATEMENTS[h][0] for h in vocabulary.homes(query) if h in STATEMENTS]
     return tuple(dict.fromkeys(out))
 
@@ -60,6 +65,8 @@ def why(chunk: Chunk, places: tuple[str, ...] | list[str]) -> str:
     """In words, why a routed place lifted `chunk` ("" where it did not)."""
     if MDNA in places and chunk.section == MDNA:
         return f"a 10-K explains its changes in {MDNA} (MD&A)"
+    if COVER in places and chunk.section == COVER:
+        return "a 10-K's cover lists the securities registered under Section 12(b)"
     hit = next((p for p in places if p in _BY_NAME and _BY_NAME[p].search(chunk.heading or "")),
                None)
     return f"the {hit} prints the line items asked about" if hit else ""
