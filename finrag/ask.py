@@ -196,13 +196,8 @@ def _registered(index, result: SearchResult, q: Question, which: str,
         return None
     latest = max(h.chunk.fiscal_year for h in hits)
     key = next(h.chunk.filing_key for h in hits if h.chunk.fiscal_year == latest)
-    if hasattr(index, "page_chunks"):
-        chunks = index.page_chunks(key, _COVER_PAGES)
-    else:  # an index read from a server alone: the cover passages search found
-        chunks = sorted((h.chunk for h in result.fused if h.chunk.filing_key == key
-                         and (h.chunk.page or 0) in _COVER_PAGES),
-                        key=lambda c: (c.page or 0, c.chunk_id))
-    return narrate.registered(which, chunks, short_name(companies.get(q.tickers[0], "")))
+    return narrate.registered(which, index.page_chunks(key, _COVER_PAGES),
+                              short_name(companies.get(q.tickers[0], "")))
 
 
 _COVER_PAGES = (1, 2, 3)  # where a 10-K's cover page, and its Section 12(b) table, is printed
@@ -212,8 +207,6 @@ def _around(index, hits: list[Hit], shown: set[str]) -> list[Hit]:
     """The other chunks of the passages' pages and the pages after them, ranked as the
     passage they follow: the rest of a list stated over a page break, or the sentences that
     explain the table search found."""
-    if not hasattr(index, "page_chunks"):  # an index read from a server alone
-        return []
     out: dict[str, Hit] = {}
     for hit in hits:
         c = hit.chunk

@@ -496,9 +496,12 @@ def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray, tuple]],
     """Each (chunk, stored vector, BM25 vector)'s point, both legs, in batches. `born`: the
     generation an update of a server collection writes them for."""
     batch: list[StorePoint] = []
+    written: dict[str, int] = {}  # chunks of each filing so far: the next one's place in it
     for chunk, vector, terms in points:
+        order = written[chunk.filing_key] = written.get(chunk.filing_key, -1) + 1
         batch.append(StorePoint(chunk.chunk_id, vector, terms,
-                                _payload(chunk, whole=store.keeps_payloads, born=born)))
+                                _payload(chunk, whole=store.keeps_payloads, born=born,
+                                         order=order)))
         if len(batch) == POINT_BATCH:
             store.upsert(batch)
             crash_point("vectors")
@@ -521,11 +524,11 @@ def _stored_vectors(chunks: list[Chunk], vectors: np.ndarray) -> np.ndarray:
     return page_context_vectors(chunks, vectors, config.PAGE_CONTEXT)
 
 
-def _payload(chunk: Chunk, *, whole: bool, born: int | None = None) -> dict:
+def _payload(chunk: Chunk, *, whole: bool, born: int | None = None, order: int = 0) -> dict:
     """The engine keeps the filter fields and the filing (what an update deletes by). The
     embedded engine's chunk payloads live in chunks.sqlite beside it; a server's points carry
-    them too (`whole`: the chunk, its text signature and page), so that a reader needs
-    nothing but the server (finrag.remote)."""
+    them too (`whole`: the chunk, its text signature, page and `order`, its place in its
+    filing), so that a reader needs nothing but the server (finrag.remote)."""
     payload = {
         "chunk_id": chunk.chunk_id,
         "ticker": chunk.ticker,
@@ -535,7 +538,7 @@ def _payload(chunk: Chunk, *, whole: bool, born: int | None = None) -> dict:
     }
     if whole:
         payload.update(chunk=chunk.model_dump_json(), signature=text_signature(chunk.text),
-                       page=chunk.page)
+                       page=chunk.page, order=order)
     if born is not None:
         payload["born"] = born
     return payload

@@ -227,9 +227,7 @@ def _check_page(page: int, pages: int, path: Path) -> None:
 
 
 def _page_chunks(index, chunk: Chunk) -> list[Chunk]:
-    payloads = index.filing_payloads([chunk.filing_key]).get(chunk.filing_key, {})
-    chunks = [Chunk.model_validate_json(p) for p in payloads.values()]
-    return [c for c in chunks if c.page == chunk.page] or [chunk]
+    return index.page_chunks(chunk.filing_key, [chunk.page]) or [chunk]
 
 
 # --- PDF

@@ -165,10 +165,10 @@ def whole_table(index, chunk: Chunk) -> TableView:
     printed over several pages repeats its heading rows at the top of each. So the parts are
     the run of table chunks around this one on its page with the same caption and heading
     rows, and, where that run ends its page (or starts it), the run that starts the next page
-    (or ends the one before) with the same heading rows. The chunk alone where its page or its
-    index cannot say (a server-only index)."""
+    (or ends the one before) with the same heading rows. The chunk alone where its page
+    cannot say."""
     own = table_view(chunk.table or [], chunk.text)
-    if not (chunk.table and chunk.filing_key and chunk.page and hasattr(index, "page_chunks")):
+    if not (chunk.table and chunk.filing_key and chunk.page):
         return own
     head = _head(chunk)
     if not head[1]:  # no heading rows: nothing tells the parts of one table apart
@@ -256,7 +256,7 @@ def filing_year_ends(index) -> dict[tuple[str, int], str]:
     """(ticker, fiscal year) -> the ISO date the fiscal year ended, as the filing's passages
     state it (those of its first pages, else any of its own); a filing whose passages hold no
     date, or an index that cannot read a filing's passages (a server-only one), is left out."""
-    if not hasattr(index, "page_chunks"):
+    if not hasattr(index, "filings"):
         return {}
     out: dict[tuple[str, int], str] = {}
     for key, filing in index.filings().items():

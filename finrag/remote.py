@@ -9,7 +9,8 @@ each new collection a whole build writes; an in-place update changes the collect
 versioned visibility and publishes by rewriting the state point (finrag.store.server). The
 reader reads the state point through the alias (one request: which collection, which
 generation) and sees that generation's points only. `RemoteIndex` answers the reading calls
-`Index` answers (lookup, chunks, facts, facets, is_stale), so search and ask run on either.
+`Index` answers (lookup, chunks, page_chunks, facts, facets, is_stale), so search and ask run on
+either.
 """
 
 from __future__ import annotations
@@ -88,6 +89,28 @@ class RemoteIndex:
         """The chunks of these ids (unknown ids are left out)."""
         return {cid: Chunk.model_validate_json(p["chunk"])
                 for cid, p in self._payloads(chunk_ids, ["chunk_id", "chunk"], "chunk").items()}
+
+    def page_chunks(self, filing_key: str, pages: Iterable[int]) -> list[Chunk]:
+        """The chunks on these pages of one filing in the document's order, as
+        `Index.page_chunks` gives them (a collection built before 2026-12-08 keeps no order:
+        page by page, then by id)."""
+        pages = sorted({int(p) for p in pages})
+        if not pages:
+            return []
+        wanted = self.vectors.visible([
+            models.FieldCondition(key="filing_key", match=models.MatchValue(value=filing_key)),
+            models.FieldCondition(key="page", match=models.MatchAny(any=pages))])
+        records, offset = [], None
+        while True:
+            page, offset = self.vectors._call(
+                "reading chunks", self.vectors.client.scroll, self.vectors.collection,
+                scroll_filter=wanted, limit=PAGE, offset=offset,
+                with_payload=["chunk", "order", "page", "chunk_id"], with_vectors=False)
+            records += [r.payload for r in page if r.payload and "chunk" in r.payload]
+            if offset is None:
+                break
+        records.sort(key=lambda p: (p.get("order", 10**9), p.get("page") or 0, p["chunk_id"]))
+        return [Chunk.model_validate_json(p["chunk"]) for p in records]
 
     def lookup(self, chunk_ids: list[str]) -> dict[str, tuple[str, str]]:
         """chunk id -> (text signature, page key), as `Index.lookup` gives them."""

@@ -185,7 +185,8 @@ def test_a_statement_with_its_own_title_on_the_next_page_is_another_table():
 
 
 def test_a_table_alone_on_its_page_or_without_heading_rows_is_itself():
-    assert whole_table(object(), PART1).rows == table_view(PART1.table, PART1.text).rows
+    assert whole_table(Book({PART1.page: [PART1]}), PART1).rows == table_view(
+        PART1.table, PART1.text).rows
 
 
 def test_a_canary_verdict_says_what_was_checked_and_what_was_seen():

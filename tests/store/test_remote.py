@@ -36,7 +36,9 @@ FILTERS = [Filters(), Filters(tickers=["TSLA"]), Filters(tickers=["AAPL"], fisca
            Filters(fiscal_years=[2019])]
 QUESTIONS = [("What was Tesla's research and development expense in fiscal 2024?", Filters()),
              ("Apple total net sales 2024", Filters(tickers=["AAPL"])),
-             ("Apple gross margin 2024", Filters())]
+             ("Apple gross margin 2024", Filters()),
+             # read from the cover page (finrag.cover) by the filing's key and pages
+             ("Which debt securities are registered under Apple's name?", Filters())]
 
 
 class Died(Exception):
@@ -112,6 +114,8 @@ def test_a_reader_with_only_the_url_answers_as_the_data_dir_does(built):
     lists = [v for k, v in local.items() if isinstance(k, tuple)]
     assert sum(bool(fused) for fused, _, _ in lists) == len(QUERIES) * (len(FILTERS) - 1)
     answered = [json.loads(local[q])["answer"] for q, _ in QUESTIONS]
+    notes = answered.pop()["sentences"]
+    assert len(notes) == 8 and notes[0]["text"].startswith("0.000% Notes due 2025")
     # the figures, read from the server's facts: each question's own, in its unit
     assert [(round(a["value"], 1), a["unit"]) for a in answered] == [
         (4540.0, "USD millions"), (391035.0, "USD millions"), (46.2, "percent")]
