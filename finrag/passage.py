@@ -145,6 +145,18 @@ _HEDGE = re.compile(r"\bno assurance\b|\bcannot\b|\b(?:could|may|might|would)(?:
 _OPENING, _EARLY = 5, 8
 # ... or whose subject is what is asked, stated: "Other significant competitors include ..."
 _SUBJECT = 4
+_ACQUIRED = re.compile(r"\b(?:acquired|acquisitions? of|purchased|bought|merged with|"
+                       r"combination with)\s+")
+_NOT_WHAT = frozenset("by for from to with through during as under on at".split())
+_HELD = frozenset("interest interests stake stakes investment".split())  # "interest in X"
+_ACQUIRED_REACH = 16  # words between the verb and the name: "all of the outstanding shares of"
+_RANKED = "primary|principal|main|major|key|largest|biggest|significant|top|leading"
+_COPULAS = frozenset("are is were was".split())
+_IDENTIFY = frozenset("""include includes included including are is were was being consist
+    consists comprise comprises accounted account accounts such""".split())
+_RELATIVE = frozenset("who which that".split())
+_AFTER_RANKED = frozenset(". , ; : ( \u2014 in of for at are is include includes".split())
+_HELPED = re.compile(r"(?:ed|ing)$|^(?:not|also|often|expected|able|subject|likely|unable)$")
 _STATES = frozenset("include includes included are were consist consists comprise comprises"
                     .split())
 _DATED = re.compile(r"^(?:as of|at|on|in|during|for) [^.;]{0,30}?\d{4},\s*")
@@ -164,7 +176,8 @@ _NOT_NAMES = frozenset("""We Our The In As For On At It This These Its Company N
 # Words that may come between the words of a phrase without narrowing it ("gross profit
 # margin" is the gross margin; "automotive leasing revenue" is not the automotive revenue).
 _NEUTRAL = frozenset("profit income net total consolidated overall".split())
-_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*|\n{2,}")
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*|\n{2,}|"
+                    r"(?<=[a-z]{3}[.?!])(?=[A-Z][a-z])")  # a PDF's lost space: "equipment.The"
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
                            r"Mr|Ms|Dr|St|vs|approx)\.$")
 _MIN_WORDS, _MAX_WORDS = 6, 90
@@ -368,6 +381,8 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                       if stem(t) == head), head)
     persons = kind == LIST and bool(_AGENT.fullmatch(head_word))  # competitors, customers
     describes = kind == LIST and head_word in _FIELDS  # "what industry"
+    acquires = kind == LIST and any(t.startswith("acqui") for t in terms)
+    asked_years = _asked_years(text or "")
     # "which countries", "what geographies", "where": the answer names places
     wants_places = kind == LIST and (head_word.startswith(_PLACE_WORDS)
                                      or bool(_WHERE.search(question_part(text or ""))))
@@ -397,9 +412,12 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             continue  # the cause of what was asked: "operating margin", not "gross margin";
             # what changed comes before its cause: "Total revenue increased due to an increase
             # in advertising revenue" does not explain the advertising revenue
-        if (cover < _COVER or not _matches(head, st) or not _does_the_job(kind, s)
-                or _INTRO.search(s)):
-            continue
+        identified = persons and _identifies(s, head_word)
+        named = (acquires and _names_acquired(s, company_words or set())
+                 and _in_years(s, asked_years))  # not a 2001 acquisition in a biography
+        if (cover < _COVER or not _matches(head, st) or _INTRO.search(s)
+                or not (_does_the_job(kind, s) or identified or named)):
+            continue  # a list may be of one: "our largest customer, Walmart", "acquired SRS"
         score = cover + 0.1 / hit.rank
         if kind in (LIST, AMOUNT):
             if not ((wants_places or describes) and head in st) and not _names_head(
@@ -411,6 +429,10 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                     and (persons or not _ENUMERATION.search(s))):
                 continue  # a list names or enumerates: "we acquire businesses" is a policy;
                 # who the competitors or customers are, only names say
+            if acquires and not named:
+                continue  # "3M makes acquisitions of certain businesses" names none
+            if persons and not identified:
+                continue  # "We offer our customers a wide assortment" says not who they are
 
             if (not (_own(s, head, company_words or set()) or _states(s, head_word)
                      or ((wants_places or describes)
@@ -552,6 +574,76 @@ def _states(sentence: str, head_word: str) -> bool:
         if tokenize(w) == [head_word]:
             return any(v in _STATES for v in words[i + 1:i + 3])
     return False
+
+
+def _identifies(sentence: str, head_word: str) -> bool:
+    """Whether the sentence says who the competitors, customers or suppliers asked about are,
+    not only mentions them ("We offer our customers a wide assortment ...", "our competitors
+    may incorporate AI ...", "our customer loyalty program"): the word heads the subject of a
+    stating verb ("Our customers include ...", "our three largest United States customers
+    accounted for 24%"), opens a colon's list, or is ranked ("our principal customers being",
+    "is our primary beverage competitor"); a part of them described ("our Chinese customers,
+    who represent a key component of our backlog") is not who they are. A verb that is a tense's helper ("are involved",
+    "are recorded") states nothing."""
+    one = head_word[:-1] if head_word.endswith("s") else head_word
+    low = _undated(sentence).lower()
+    for m in re.finditer(rf"\b(?:({_RANKED})(?:\s+[\w.'’-]+){{0,2}}\s+)?{re.escape(one)}s?\b",
+                         low):
+        after = re.findall(r"[\w'’-]+|[.,;:()\u2014]", low[m.end():])[:8]
+        if after[:1] == [":"] or _stated(after, ranked=bool(m.group(1))):
+            return True
+    return False
+
+
+def _stated(after: list[str], ranked: bool) -> bool:
+    """Whether the words after an agent noun make it the subject of a stating verb (or, for
+    a ranked one, leave it a noun of its own: "our primary competitors.")."""
+    if ranked and (not after or after[0] in _AFTER_RANKED):
+        return True
+    for i, w in enumerate(after):
+        if w in _RELATIVE and not ranked:
+            return False  # a part described: "our Chinese customers, who represent ..."
+        if w in (",", "(", ")") or w in _RELATIVE or w.endswith("ly"):
+            continue  # "largest competitors, which include", "competitors principally include"
+        if w in _IDENTIFY:
+            return not (w in _COPULAS and i + 1 < len(after) and _HELPED.search(after[i + 1]))
+        return False
+    return False
+
+
+def _names_acquired(sentence: str, company_words: set[str]) -> bool:
+    """Whether the sentence says what was acquired, by name: "we acquired all of the
+    outstanding shares of Current Health", "completed the acquisition of Abiomed", not a policy
+    ("3M makes acquisitions of certain businesses from time to time"), a risk's heading or
+    "membership acquisition"."""
+    for m in _ACQUIRED.finditer(sentence):
+        before = ""
+        for i, w in enumerate(re.findall(r"[\w%&.'’-]+", sentence[m.end():])[:_ACQUIRED_REACH]):
+            if w[0].isupper() or w[0] in "\"“(":
+                name = w.strip("\"“(.,")
+                if name not in _NOT_NAMES and name.lower() not in company_words:
+                    return True
+                continue  # "common stock not already owned by Pfizer of Trillium"
+            if (w[0].isdigit() and not w.endswith("%")) or (i == 0 and w in _NOT_WHAT) or (
+                    w == "in" and before not in _HELD):
+                break  # an amount ("acquired $2.1 billion of"), who bought ("purchased by
+                # customers"), where ("technology acquired in our Anacor acquisition")
+            before = w
+    return False
+
+
+def _asked_years(text: str) -> set[int]:
+    """The fiscal years a question names ("FY2023", "fiscal 2022", "FY21", "2021")."""
+    return {int(y) if len(y) == 4 else 2000 + int(y)
+            for y in re.findall(r"\b(?:FY|fiscal(?: year)?\s*)?'?((?:19|20)\d\d)\b|\bFY'?(\d\d)\b",
+                                text, re.IGNORECASE) for y in y if y}
+
+
+def _in_years(sentence: str, years: set[int]) -> bool:
+    """Whether the sentence is about the years asked: it dates nothing, or one of them (or
+    the calendar year before, where a fiscal year begins)."""
+    said = {int(y) for y in re.findall(r"\b((?:19|20)\d\d)\b", sentence)}
+    return not years or not said or bool(said & (years | {y - 1 for y in years}))
 
 
 def _does_the_job(kind: str, sentence: str) -> bool:

@@ -495,3 +495,75 @@ def test_review_cases_a_bullet_list_a_pairing_a_share_and_an_offset():
               "due to lower demand for servers.")
     assert quotes("Why did Acme's cloud revenue increase in 2024?",
                   [hit(offset, ticker="ACME")], {"acme"}) == []
+
+
+# Sentences of real 10-Ks (the probe of FinanceBench's question templates over 59 filings,
+# docs/measurements.md): each mentions the customers or the acquisitions asked about.
+CUSTOMERS_MENTIONED = [
+    ("HD", "We offer our customers a wide assortment of building materials, home improvement "
+           "products, lawn and garden products, décor products, and facilities MRO products, "
+           "in stores and online."),
+    ("MGM", "MGM Rewards, our customer loyalty program, is a tiered program and allows "
+            "customers to qualify for benefits across our participating resorts."),
+    ("GOOGL", "Arrangements with Multiple Performance Obligations Our contracts with customers "
+              "may include multiple performance obligations."),
+    ("WFC", "In fourth quarter 2024, the Company received one wire deposit into a customer bank "
+            "account totaling $500,000 related to the customer's provision of legal services."),
+]
+CUSTOMERS_STATED = [
+    ("PG", "Our largest customer, Walmart Inc. and its affiliates, accounted for consolidated "
+           "net sales of approximately 16% in 2025 and 2024 and 15% in 2023."),
+    ("NKE", "During fiscal 2021, our three largest United States customers accounted for "
+            "approximately 24% of sales in the United States."),
+    ("MSFT", "Our customers include individual consumers, small- and medium-sized "
+             "organizations, large global enterprises, public sector institutions, Internet "
+             "service providers, application developers, and OEMs."),
+]
+
+
+@pytest.mark.parametrize("ticker, text", CUSTOMERS_MENTIONED)
+def test_a_sentence_that_only_mentions_the_customers_does_not_say_who_they_are(ticker, text):
+    asked = f"Who are the primary customers of {ticker} as of FY2024?"
+    assert quotes(asked, [hit(text, ticker=ticker)], {ticker.lower()}) == []
+
+
+@pytest.mark.parametrize("ticker, text", CUSTOMERS_STATED)
+def test_who_the_customers_are_is_stated_by_a_verb_or_a_rank(ticker, text):
+    asked = f"Who are the primary customers of {ticker} as of FY2024?"
+    assert [q.text for q in quotes(asked, [hit(text, ticker=ticker)], {ticker.lower()})] == [
+        text]
+
+
+def test_an_acquisition_answer_names_what_was_acquired():
+    policy = hit("Acquisitions and Divestitures Acquisitions: 3M makes acquisitions of certain "
+                 "businesses from time to time that are aligned with its strategic intent with "
+                 "respect to, among other factors, growth markets and adjacent product lines or "
+                 "technologies.", 1, ticker="MMM")
+    shipped = hit("We ship merchandise purchased by customers on our eCommerce platforms by a "
+                  "number of methods from multiple locations, including in India and China.", 2,
+                  ticker="MMM")
+    done = hit("In February 2019, 3M completed the acquisition of the technology business of "
+               "M*Modal for cash of approximately $0.7 billion.", 3, ticker="MMM")
+    asked = "What are major acquisitions that 3M has done in FY2019, FY2018 and FY2017?"
+    assert [q.text for q in quotes(asked, [policy, shipped, done], {"3m"})] == [done.chunk.text]
+    assert quotes(asked, [policy, shipped], {"3m"}) == []
+    # an acquisition of another time: an officer's biography, a later year's deal
+    bio = hit("Ms. Santilli joined 3M in 2001 following 3M's acquisition of the Quaker Oats "
+              "Company.", 1, section="Item 4", ticker="MMM")
+    assert quotes(asked, [bio], {"3m"}) == []
+    earlier = "What are major acquisitions that 3M has done in FY2018, FY2017 and FY2016?"
+    assert quotes(earlier, [done], {"3m"}) == []
+
+
+def test_a_pdf_sentence_that_lost_its_space_ends_at_its_period():
+    """PDF text often runs sentences together ("equipment.The Company"); the next sentence is
+    not part of the answer."""
+    text = ("Each NIKE Brand geographic segment operates predominantly in one industry: the "
+            "design, development, marketing and selling of athletic footwear, apparel and "
+            "equipment.The Company's reportable operating segments for the NIKE Brand are: "
+            "North America; Europe, Middle East & Africa; Greater China; and Asia Pacific & "
+            "Latin America.")
+    assert sentences(text)[0].endswith("apparel and equipment.")
+    asked = "What are the geographies that Nike primarily operates in as of FY2019?"
+    got = [q.text for q in quotes(asked, [hit(text, ticker="NKE")], {"nike"})]
+    assert got and all(not q.startswith("Each NIKE Brand") for q in got)
