@@ -583,8 +583,8 @@ def _identifies(sentence: str, head_word: str) -> bool:
     stating verb ("Our customers include ...", "our three largest United States customers
     accounted for 24%"), opens a colon's list, or is ranked ("our principal customers being",
     "is our primary beverage competitor"); a part of them described ("our Chinese customers,
-    who represent a key component of our backlog") is not who they are. A verb that is a tense's helper ("are involved",
-    "are recorded") states nothing."""
+    who represent a key component of our backlog") is not who they are. A verb that is a
+    tense's helper ("are involved", "are recorded") states nothing."""
     one = head_word[:-1] if head_word.endswith("s") else head_word
     low = _undated(sentence).lower()
     for m in re.finditer(rf"\b(?:({_RANKED})(?:\s+[\w.'’-]+){{0,2}}\s+)?{re.escape(one)}s?\b",
