@@ -68,6 +68,13 @@ _CAUSAL = re.compile(
     r"as a result of|because of|offset (?:in part |partially )?by|"
     r"impact(?:ed)? (?:by|of)|led by|owing to|caused by|contributed to)\b",
     re.IGNORECASE)
+# a cause says which way things moved; a definition ("Segment operating income margin reflects
+# the profitability of the segment") or a caveat about adjusted measures says none
+_DIRECTION = re.compile(
+    r"\b(?:increas\w*|decreas\w*|higher|lower|improv\w*|declin\w*|grew|grow\w*|fell|rose|"
+    r"expan\w*|contract\w*|favorabl\w*|unfavorabl\w*|benefit\w*|offset|reduc\w*|drop\w*|"
+    r"deteriorat\w*|compress\w*|up|down|more|less|fewer|"
+    r"headwinds?|tailwinds?|advers\w*|positiv\w*|negativ\w*)\b", re.IGNORECASE)
 # A sentence that lists or names: an enumeration, "include", or a colon before names.
 _LISTING = re.compile(r",[^,]+(?:,|\band\b|\bor\b)|\binclud\w*\b|:\s*[A-Z]|\bsuch as\b|"
                       r"\b(?:consist|compris)\w*\b|\b(?:are|is|were|was) (?:the )?[A-Z]")
@@ -181,6 +188,10 @@ _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
                            r"Mr|Ms|Dr|St|vs|approx)\.$")
 _MIN_WORDS, _MAX_WORDS = 6, 90
+# three figures in a row with no word between: a table's row run into the text after it
+# ("Revenues $23,162 $26,540 $26,257 % of total ...", "Net revenue $ 86,392 $ 79,474 9 %")
+_CELL = r"(?:\$\s*)?\(?-?\d[\d,.]*\)?\s*%?"
+_ROW_RUN = re.compile(rf"(?<![\w,]){_CELL}\s+{_CELL}\s+{_CELL}(?![\w])")
 _PAIRED = 120  # a change and the sentence explaining it, quoted together
 # a sentence that opens by referring back to the change before it: "The increase was due to",
 # "The sales growth primarily reflects", "This decline was driven by"
@@ -258,7 +269,8 @@ def _quotable(pieces: list[str]) -> list[str | None]:
         s = " ".join(raw.split()).strip(" |")
         words = s.split()
         if (not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s
-                or sum(any(c.isdigit() for c in w) for w in words) > len(words) / 4):
+                or sum(any(c.isdigit() for c in w) for w in words) > len(words) / 4
+                or _ROW_RUN.search(s)):
             out.append(None)  # a fragment, or a row of figures, not a sentence
         else:
             out.append(s)
@@ -406,8 +418,9 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
                 continue
             st = st | set(terms)  # the question's other words are the asking ("operate in")
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
-        if kind == CAUSE and _FORWARD.search(s):
-            continue  # what the company expects did not drive the change asked about
+        if kind == CAUSE and (_FORWARD.search(s) or not _of_years(s, asked_years)):
+            continue  # what the company expects did not drive the change asked about, nor
+            # does the prior year's comparison ("Gross margin in 2014 was ..." for 2015)
         if kind == CAUSE and len(terms) <= 3 and not _names_what_changed(terms, s):
             continue  # the cause of what was asked: "operating margin", not "gross margin";
             # what changed comes before its cause: "Total revenue increased due to an increase
@@ -646,9 +659,23 @@ def _in_years(sentence: str, years: set[int]) -> bool:
     return not years or not said or bool(said & (years | {y - 1 for y in years}))
 
 
+_COMPARED = re.compile(r"\b(?:compared (?:to|with)|versus|vs\.?|over|from|than(?: in)?|"
+                       r"relative to)\s+(?:fiscal\s+|FY\s*)?((?:19|20)\d\d)\b", re.IGNORECASE)
+
+
+def _of_years(sentence: str, years: set[int]) -> bool:
+    """Whether a cause is of the years asked: it dates nothing, names one of them, or names
+    only the year before as what it compares with ("improved 2.4 points compared to 2023")."""
+    compared = {int(y) for y in _COMPARED.findall(sentence)}
+    own = {int(y) for y in re.findall(r"\b((?:19|20)\d\d)\b", sentence)} - compared
+    if not years or not (own or compared):
+        return True
+    return bool(own & years) if own else bool(compared & {y - 1 for y in years})
+
+
 def _does_the_job(kind: str, sentence: str) -> bool:
     if kind == CAUSE:
-        return bool(_CAUSAL.search(sentence))
+        return bool(_CAUSAL.search(sentence)) and bool(_DIRECTION.search(sentence))
     if kind == LIST:
         return bool(_LISTING.search(sentence))
     if kind == AMOUNT:

@@ -567,3 +567,31 @@ def test_a_pdf_sentence_that_lost_its_space_ends_at_its_period():
     asked = "What are the geographies that Nike primarily operates in as of FY2019?"
     got = [q.text for q in quotes(asked, [hit(text, ticker="NKE")], {"nike"})]
     assert got and all(not q.startswith("Each NIKE Brand") for q in got)
+
+
+def test_a_cause_is_of_the_year_asked_says_which_way_and_is_no_table_row():
+    """From the probe: AMD's FY2015 10-K explains 2014's gross margin too; Verizon defines its
+    segment margin with "reflects"; PepsiCo's table runs into the sentence after it."""
+    prior = hit("Gross margin in 2014 was adversely impacted by lower average gross margins in "
+                "our Enterprise, Embedded and Semi-Custom segment driven by increased sales of "
+                "lower margin semi-custom SoC products.", 1, ticker="AMD")
+    this = hit("Gross margin in 2015 was adversely impacted by an inventory write-down of $65 "
+               "million, which was primarily the result of lower anticipated demand for "
+               "older-generation APUs.", 2, ticker="AMD")
+    asked = "What drove gross margin change as of FY2015 for AMD?"
+    assert [q.text for q in quotes(asked, [prior, this], {"amd"})] == [this.chunk.text]
+    compared = hit("Our operating ratio of 59.9% improved 2.4 points compared to 2023 driven by "
+                   "productivity initiatives, core pricing gains, and lower fuel prices.", 1,
+                   ticker="UNP")  # the year before, named as what it compares with
+    assert quotes("What was behind the improvement in Union Pacific's operating ratio to 59.9% in "
+                  "2024?",
+                  [compared],
+                  {"union", "pacific"})
+    definition = hit("Segment operating income margin reflects the profitability of the segment "
+                     "as a percentage of revenue.", 1, ticker="VZ")
+    assert quotes("What drove operating margin change as of FY2021 for Verizon?", [definition],
+                  {"verizon"}) == []
+    row = hit("Consolidated Net Revenue and Operating Profit 2022 2021 Change Net revenue "
+              "$ 86,392 $ 79,474 9 % Operating profit $ 11,512 $ 11,162 3 % Operating margin "
+              "13.3 % 14.0 % (0.7) reflecting the key drivers of net revenue.", 1, ticker="PEP")
+    assert sentences(row.chunk.text) == []
