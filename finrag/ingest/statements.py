@@ -19,7 +19,8 @@ TITLE_LINE_MAX = 200  # a title line naming a statement is shorter
 _STATEMENTS = (
     ("balance", re.compile(r"balance\s*sheets?|statements?\s*of\s*(consolidated\s*)?financial\s*"
                            r"(position|condition)", re.I)),
-    ("cash_flow", re.compile(r"statements?\s*of\s*(consolidated\s*)?cash\s*flows?", re.I)),
+    ("cash_flow", re.compile(r"statements?\s*of\s*(consolidated\s*)?cash\s*flows?|"
+                             r"cash\s*flows?\s*statements?", re.I)),
     ("equity", re.compile(r"statements?\s*of\s*[\w\s,'’()-]{0,60}?\b(equity|(stock|share)"
                           r"(holders|owners)['’]?\s*(equity|investment|deficit))", re.I)),
     ("comprehensive", re.compile(r"statements?\s*of\s*(consolidated\s*)?comprehensive\s*"
@@ -35,7 +36,7 @@ def statement_of(title: str) -> str:
     company's name, before the statement's name), so "recorded on the consolidated balance
     sheets as follows:" is not one. A statement of comprehensive income is "other" (it is not
     the income statement), unless the title names both ("Income and Comprehensive Income")."""
-    title = " ".join(title.split())
+    title = _NAVIGATION.sub("", " ".join(title.split()))
     if len(title) > TITLE_LINE_MAX or title.endswith(":"):
         return "other"
     found = [(kind, m) for kind, pattern in _STATEMENTS if (m := pattern.search(title))]
@@ -60,6 +61,11 @@ def _title_prefix(text: str) -> bool:
 _NOT_A_TITLE_END = re.compile(r"\s*((and|&)\s+(?!comprehensive|stockholders|shareholders|"
                               r"changes|redeemable|equity)|data\b|information\b|measures\b|"
                               r"highlights\b|summary\b|items\b)", re.I)
+
+# a PDF's link back to the index, printed above every statement page:
+# "Index to Consolidated Financial Statements Consolidated Balance Sheets"
+_NAVIGATION = re.compile(r"^(?:table\s+of\s+contents|index\s+to\s+(?:the\s+)?(?:consolidated\s+)?"
+                         r"financial\s+statements(?:\s+and\s+supplementary\s+data)?)\s*", re.I)
 
 _SMALL_WORDS = {"and", "of", "the", "inc.", "inc", "co.", "corp.", "subsidiaries", "its",
                 "consolidated", "combined", "company"}

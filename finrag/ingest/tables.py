@@ -34,6 +34,9 @@ _FISCAL = re.compile(r"\b(?:fiscal(?:\s+year)?|FY)\s*'?((?:19|20)\d\d)\b", re.I)
 _NUMBER = re.compile(r"((?:(?<=[A-Za-z])\((?=\$?\s?\d)|(?<![\w.,/&-])\(?)\$?\s?\(?-?"
                      r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?\)?%?\)?)(?![\w/&-]|[.,]\d)")
 _DASH = re.compile(r"^[—–-]+$")
+# a reference to the notes inside a label or a header: its numbers are no values
+_NOTE_REF = (r"(?P<note>\((?:see\s+)?notes?\s+\d+[A-Z]?(?:\s*(?:,|and|&)\s*\d+[A-Z]?)*"
+             r"(?:\s+and\s+\d+[A-Z]?)?\))")
 _LONE_DASH = r"(?<!\S)[—–-](?!\S)"  # a dash cell in running text: "Other — — (10)"
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
@@ -115,7 +118,10 @@ def tokens(text: str) -> list[_Token]:
     text = _FISCAL.sub(r"\1", " ".join(text.split()))
     out: list[_Token] = []
     pos = 0
-    for m in re.finditer(rf"{_DATE.pattern}|{_NUMBER.pattern}|{_LONE_DASH}", text, re.I):
+    for m in re.finditer(rf"{_DATE.pattern}|{_NUMBER.pattern}|{_LONE_DASH}|{_NOTE_REF}", text,
+                         re.I):
+        if m.group("note"):
+            continue  # part of the label: "(Note 1) 2022 2021", "(Notes 1 and 2) $ 14,127"
         if m.start() > pos and text[pos:m.start()].strip():
             out.append(_Token("text", text[pos:m.start()].strip()))
         out.append(_value_token(m))
@@ -138,6 +144,8 @@ def _value_token(m) -> _Token:
     digits = re.sub(r"[^\d.]", "", printed)
     if _YEAR.match(digits) and digits == printed:
         return _Token("year", printed, int(digits))
+    if _YEAR.match(digits) and printed.lstrip("(") == digits:
+        return _Token("text", printed)  # "allowances $203 (2021, $230)": a year in a label
     negative = "(" in printed or printed.startswith("-")
     try:
         number = float(digits)
@@ -228,6 +236,14 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
                     state.section = head
                 _emit(state, label, run, filing, block, facts)
                 words, start = [], 0
+            elif (token is end and state.columns and words[start:]
+                  and len(run) < len(state.columns) and all(t.kind == "value" for t in run)):
+                # "Net sales $ 34,229" with its other years on lines of their own after it
+                head, label = _split_section(" ".join(words[start:]))
+                if head:
+                    state.section = head
+                state.label, state.values = label, list(run)
+                return
             else:
                 words.extend(t.text for t in run)
                 if token.text[:1].isupper():  # numbers that ended a row we could not read
@@ -315,10 +331,13 @@ def _set_header(state: _State, values: list[_Token]) -> None:
     dated = [t.value for t in values if t.kind == "date"]
     month_day = (dated[-1].month, dated[-1].day) if dated else _last_month_day(state.recent)
     per_column = state.month_days if len(state.month_days) == len(values) else None
+    printed = _printed_ends(values, state.recent)
     columns = []
     for i, t in enumerate(values):
         if t.kind == "date":
             columns.append(_Column(t.value.year, t.value))
+        elif printed:
+            columns.append(_Column(t.value, printed[i]))
         else:
             columns.append(_Column(t.value, _with_year(per_column[i] if per_column else
                                                        month_day, t.value)))
@@ -398,6 +417,21 @@ def _month_days(text: str) -> list[tuple[int, int]]:
 def _month_days_only(text: str) -> bool:
     """A line that only names month-days ("December 26,"), between a header's years."""
     return bool(_month_days(text)) and not _MONTH_DAY.sub("", text).strip(" ,.")
+
+
+def _printed_ends(values: list[_Token], lines: list[str]) -> list[date] | None:
+    """The period ends printed above bare header years, one per column in their order, where
+    the lines name as many whole dates, each in its column's year or the one after: "At
+    January 1, 2023 and January 2, 2022 ... 2022 2021" (a 52-53 week year ending in early
+    January is the year before's: the year's own month and day would put it a year early)."""
+    years = [t.value for t in values]
+    if not years or any(t.kind != "year" for t in values):
+        return None
+    found = [_value_token(m).value for line in lines for m in _DATE.finditer(line)]
+    ends = [d for d in found if isinstance(d, date)][-len(years):]
+    if len(ends) != len(years) or any(d.year - y not in (0, 1) for d, y in zip(ends, years)):
+        return None
+    return ends
 
 
 def _last_month_day(lines: list[str]) -> tuple[int, int] | None:

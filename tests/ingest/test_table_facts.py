@@ -183,3 +183,49 @@ def test_a_statement_of_comprehensive_income_after_the_income_statement_is_other
     facts = table_facts(filing)
     assert {(f.line_label, f.statement) for f in facts} == {
         ("Net earnings", "income"), ("Foreign currency translation", "other")}
+
+
+def test_pdf_statement_layouts_of_four_financebench_10ks():
+    """Lines as pypdf gives them from FinanceBench's PDFs, where whole statements were read as
+    "other" or not at all: CVS's link to the index above every statement title, Johnson &
+    Johnson's note references in labels and header and its 52-53 week years ending in early
+    January, 3M's first cell beside its label and the other years on lines of their own,
+    Microsoft's "CASH FLOWS STATEMENTS"."""
+    cvs = table_facts(_filing([
+        "Index to Consolidated Financial Statements Consolidated Balance Sheets",
+        "At December 31,", "In millions, except per share amounts 2022 2021 Assets:",
+        "Cash and cash equivalents $ 12,945 $ 9,408 Investments 2,778 3,117",
+        "Total assets $ 228,275 $ 232,999"], fiscal_year=2022, period_end="2022-12-31"))
+    assert _values(cvs)[("Total assets", 2022)] == 228275.0
+    assert {f.statement for f in cvs} == {"balance"}
+    jnj = table_facts(_filing([
+        "JOHNSON & JOHNSON AND SUBSIDIARIES", "CONSOLIDATED BALANCE SHEETS",
+        "At January 1, 2023 and January 2, 2022 (Dollars in Millions Except Share and Per "
+        "Share Amounts) (Note 1) 2022 2021", "Assets", "Current assets",
+        "Cash and cash equivalents (Notes 1 and 2) $ 14,127 14,487 Accounts receivable trade, "
+        "less allowances for doubtful accounts $203 (2021, $230) 16,160 15,283",
+        "Total assets $ 187,378 182,018"], fiscal_year=2022, period_end="2023-01-01"))
+    assert _values(jnj) == {
+        ("Cash and cash equivalents (Notes 1 and 2)", 2022): 14127.0,
+        ("Cash and cash equivalents (Notes 1 and 2)", 2021): 14487.0,
+        ("Accounts receivable trade, less allowances for doubtful accounts $203 (2021 , $230)",
+         2022): 16160.0,
+        ("Accounts receivable trade, less allowances for doubtful accounts $203 (2021 , $230)",
+         2021): 15283.0,
+        ("Total assets", 2022): 187378.0, ("Total assets", 2021): 182018.0}
+    assert {f.period_end for f in jnj} == {"2023-01-01", "2022-01-02"}
+    mmm = table_facts(_filing([
+        "Table of", "Contents 3M Company and Subsidiaries", "Consolidated Statement of Income",
+        "Years ended December 31 (Millions, except per share amounts) 2022 2021 2020",
+        "Net sales $ 34,229", "$ 35,355", "$ 32,184", "Operating expenses",
+        "Cost of sales 19,232", "18,795", "16,605"], fiscal_year=2022, period_end="2022-12-31"))
+    assert _values(mmm) == {("Net sales", 2022): 34229.0, ("Net sales", 2021): 35355.0,
+                            ("Net sales", 2020): 32184.0, ("Cost of sales", 2022): 19232.0,
+                            ("Cost of sales", 2021): 18795.0, ("Cost of sales", 2020): 16605.0}
+    assert {f.statement for f in mmm} == {"income"}
+    msft = table_facts(_filing([
+        "PART II", "Item 8", "CASH FLOWS STATEMENTS", "(In millions)",
+        "Year Ended June 30, 2016 2015 2014", "Net income $ 16,798 $ 12,193 $ 22,074"],
+        fiscal_year=2016, period_end="2016-06-30"))
+    assert {(f.statement, f.period_fiscal_year, f.value) for f in msft} == {
+        ("cash_flow", 2016, 16798.0), ("cash_flow", 2015, 12193.0), ("cash_flow", 2014, 22074.0)}
