@@ -175,14 +175,33 @@ def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], 
     shown = {h.chunk_id for h in result.fused}
     if kind == passage.LIST and quotes:  # a list goes on past the passage that starts it
         more = _around(index, [q.hit for q in quotes[:2]], shown)
-        if more:
-            quotes = passage.quotes(result.query, hits + more, names, kind)
+        cut = _continued(index, [q.hit for q in quotes[:2]])
+        if more or cut:
+            quotes = passage.quotes(result.query, [cut.get(h.chunk_id, h) for h in hits + more],
+                                    names, kind)
     elif not quotes:  # the sentence may sit beside the best passages: a table's explanation
         more = _around(index, hits[:_NEIGHBOURS], shown)  # is often its own chunk
         if more:
             quotes = passage.quotes(result.query, hits + more, names, kind)
     return narrate.narrate(result.query, kind, figure, quotes, result.fused,
                            narrate.generator_from_env)
+
+
+def _continued(index, hits: list[Hit]) -> dict[str, Hit]:
+    """Each passage that stops inside a list (its text ends in ";" or ":") with the next chunk
+    of its filing joined on, so the list reads to its end: PepsiCo's seven divisions, "as
+    follows: 1) ...; 5) Europe, ...;" in one chunk and "6) ...; 7) ..." in the next."""
+    out: dict[str, Hit] = {}
+    for hit in hits:
+        c = hit.chunk
+        if not (c.filing_key and c.page and c.text.rstrip().endswith((";", ":"))):
+            continue
+        pages = index.page_chunks(c.filing_key, (c.page, c.page + 1))
+        at = next((i for i, p in enumerate(pages) if p.chunk_id == c.chunk_id), None)
+        if at is not None and at + 1 < len(pages):
+            joined = c.model_copy(update={"text": f"{c.text.rstrip()} {pages[at + 1].text}"})
+            out[c.chunk_id] = hit.model_copy(update={"chunk": joined})
+    return out
 
 
 def _registered(index, result: SearchResult, q: Question, which: str,

@@ -77,7 +77,8 @@ _DIRECTION = re.compile(
     r"headwinds?|tailwinds?|advers\w*|positiv\w*|negativ\w*)\b", re.IGNORECASE)
 # A sentence that lists or names: an enumeration, "include", or a colon before names.
 _LISTING = re.compile(r",[^,]+(?:,|\band\b|\bor\b)|\binclud\w*\b|:\s*[A-Z]|\bsuch as\b|"
-                      r"\b(?:consist|compris)\w*\b|\b(?:are|is|were|was) (?:the )?[A-Z]")
+                      r"\b(?:consist|compris)\w*\b|\b(?:are|is|were|was) (?:the )?[A-Z]|"
+                      r":\s*\(?(?:1|a|i)\)|;[^;]+;")  # "as follows: 1) ...; 2) ...;"
 
 # Words that say what kind of answer is wanted, not what it is about.
 _ASKING = frozenset("""what which who whom whose why how when where name list identify describe
@@ -133,7 +134,7 @@ _NOISE = re.compile(r"\btable of contents\b|\bpage \d+\b", re.IGNORECASE)
 # A sentence that introduces a table, points elsewhere or hedges (a risk factor's "could",
 # "may") states nothing the question asked; one that names things (capitalised words past its
 # first) may list them.
-_INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows|"
+_INTRO = re.compile(r"\b(?:the following (?:table|tables|chart)|as follows(?!:\s*\(?(?:1|a|i)\))|"
                     r"(?:see|refer to) (?:note|part|item)|(?:is|are) (?:presented|included|"
                     r"discussed|described|provided|set forth) in (?:part|item|note))\b",
                     re.IGNORECASE)
@@ -188,6 +189,7 @@ _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"“‘'$0-9])|\s*[•●▪◦]\s*
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Cos|L\.P|LLC|N\.V|B\.V|S\.A|U\.S|No|Nos|"
                            r"Mr|Ms|Dr|St|vs|approx)\.$")
 _MIN_WORDS, _MAX_WORDS = 6, 90
+_LIST_WORDS = 200  # a colon's items read on: PepsiCo's seven divisions, each described
 # three figures in a row with no word between: a table's row run into the text after it
 # ("Revenues $23,162 $26,540 $26,257 % of total ...", "Net revenue $ 86,392 $ 79,474 9 %")
 _CELL = r"(?:\$\s*)?\(?-?\d[\d,.]*\)?\s*%?"
@@ -268,7 +270,8 @@ def _quotable(pieces: list[str]) -> list[str | None]:
     for raw in _lists_read_on(pieces):
         s = " ".join(raw.split()).strip(" |")
         words = s.split()
-        if (not (_MIN_WORDS <= len(words) <= _MAX_WORDS) or "|" in s
+        most = _LIST_WORDS if ": " in s and ";" in s else _MAX_WORDS  # a colon's items read on
+        if (not (_MIN_WORDS <= len(words) <= most) or "|" in s
                 or sum(any(c.isdigit() for c in w) for w in words) > len(words) / 4
                 or _ROW_RUN.search(s)):
             out.append(None)  # a fragment, or a row of figures, not a sentence
@@ -319,7 +322,7 @@ def _lists_read_on(pieces: list[str]) -> list[str]:
             if n and not _GOES_ON.search(joined) and (semicolons or not colon):
                 break
             longer = f"{joined} {item.strip()}"
-            if len(longer.split()) > _MAX_WORDS:
+            if len(longer.split()) > _LIST_WORDS:
                 break
             joined, semicolons = longer, semicolons or item.rstrip().endswith(";")
         if joined != piece.rstrip():

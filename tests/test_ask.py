@@ -196,3 +196,37 @@ def test_a_cause_printed_beside_the_table_search_found_is_quoted(data_dir, fake_
         assert asked.answer.sentences[0]["citation"]["page"] == 40
     finally:
         searcher.close()
+
+
+def test_a_list_that_runs_into_the_next_chunk_is_read_to_its_end(data_dir, fake_embedder):
+    """PepsiCo's FY2022 Item 1: the divisions "as follows: 1) ...; 5) Europe ...;" fill one
+    chunk and "6) ...; and 7) ..." open the next one, under the page's running header."""
+    from conftest import searcher_over
+
+    from finrag.ask import ask
+
+    def chunk(n: int, page: int, text: str) -> Chunk:
+        return Chunk(chunk_id=f"{n:x}" * 32, ticker="PEP", company="PepsiCo, Inc.",
+                     fiscal_year=2022, chunk_type="narrative", section="Item 1", page=page,
+                     filing_key="PEP:2022:10-K", text=text)
+
+    first = chunk(1, 4, "We are organized into seven reportable segments (also referred to as "
+                        "divisions), as follows: 1) Frito-Lay North America (FLNA); 2) Quaker "
+                        "Foods North America (QFNA); 3) PepsiCo Beverages North America (PBNA); "
+                        "4) Latin America (LatAm); 5) Europe;")
+    rest = chunk(2, 5, "Table of Contents 6) Africa, Middle East and South Asia (AMESA); and 7) "
+                       "Asia Pacific, Australia and New Zealand and China Region (APAC). Our "
+                       "brands are sold in more than 200 countries and territories.")
+    other = chunk(3, 40, "Net revenue grew in every division in 2022, led by pricing actions "
+                         "in each of them.")
+    searcher = searcher_over(data_dir, fake_embedder, [first, rest, other])
+    try:
+        asked = ask(searcher, "What are PepsiCo's reportable segments?",
+                    Filters(tickers=["PEP"]), top_k=1)
+    finally:
+        searcher.close()
+    said = asked.answer.sentences[0]
+    assert said["text"].startswith("We are organized into seven reportable segments")
+    assert said["text"].endswith("and 7) Asia Pacific, Australia and New Zealand and China "
+                                 "Region (APAC).")
+    assert said["citation"]["page"] == 4

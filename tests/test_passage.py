@@ -595,3 +595,24 @@ def test_a_cause_is_of_the_year_asked_says_which_way_and_is_no_table_row():
               "$ 86,392 $ 79,474 9 % Operating profit $ 11,512 $ 11,162 3 % Operating margin "
               "13.3 % 14.0 % (0.7) reflecting the key drivers of net revenue.", 1, ticker="PEP")
     assert sentences(row.chunk.text) == []
+
+
+def test_a_numbered_list_after_as_follows_is_the_list_not_a_pointer_to_a_table():
+    """PepsiCo's FY2022 Item 1 states its divisions inline, "as follows: 1) ...; 2) ..."; each
+    item described, so the list runs past the 90 words of a sentence."""
+    text = ("We are organized into seven reportable segments (also referred to as divisions), "
+            "as follows: 1) Frito-Lay North America (FLNA), which includes our branded "
+            "convenient food businesses in the United States and Canada; 2) Quaker Foods North "
+            "America (QFNA), which includes our branded convenient food businesses, such as "
+            "cereal, rice, pasta and other branded food, in the United States and Canada; 3) "
+            "PepsiCo Beverages North America (PBNA), which includes our beverage businesses in "
+            "the United States and Canada; 4) Latin America (LatAm), which includes all of our "
+            "beverage and convenient food businesses in Latin America; 5) Europe, which "
+            "includes all of our beverage and convenient food businesses in Europe.")
+    got = quotes("What are PepsiCo's reportable segments?", [hit(text, ticker="PEP")],
+                 {"pepsico"})
+    assert [q.text for q in got] == [text]
+    table = ("Net revenue and operating profit of each division are as follows: Net revenue "
+             "and operating profit for each segment are presented below.")
+    assert quotes("What are PepsiCo's reportable segments?", [hit(table, ticker="PEP")],
+                  {"pepsico"}) == []
