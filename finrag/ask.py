@@ -123,6 +123,12 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     if kind == passage.CAUSE or (in_words and outcome.answer is None
                                  and not q.asks_for_something):
         outcome = _narrated(index, result, q, _named_years(result), kind, outcome, companies)
+    elif kind == passage.LIST and not q.asks_for_something and passage.names_things(result.query):
+        # "What are Verizon's reportable segments?" asks for names, not the figure of a line
+        # printed by that name ("Total reportable segments"): the sentence stating them first
+        told = _narrated(index, result, q, _named_years(result), kind, Outcome(None, None),
+                         companies)
+        outcome = told if told.answer is not None else outcome
     elif outcome.answer is not None and q.items:  # the filing's own, different total beside it
         outcome.answer.other_totals = other_totals(outcome.answer, q.items[0],
                                                    result.fused) or None

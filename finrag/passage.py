@@ -235,6 +235,15 @@ def form(text: str) -> str | None:
     return None
 
 
+_NAMES_THINGS = re.compile(r"^\s*(?:what|which|who) (?:are|were)\b", re.IGNORECASE)
+
+
+def names_things(text: str) -> bool:
+    """Whether the question asks for things by name ("What are Verizon's reportable segments?",
+    "Who are ..."), not an amount."""
+    return bool(_NAMES_THINGS.search(question_part(text or "")))
+
+
 def stem(token: str) -> str:
     return token[:5] if len(token) > 5 and token.isalpha() else token
 

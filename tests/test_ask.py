@@ -230,3 +230,42 @@ def test_a_list_that_runs_into_the_next_chunk_is_read_to_its_end(data_dir, fake_
     assert said["text"].endswith("and 7) Asia Pacific, Australia and New Zealand and China "
                                  "Region (APAC).")
     assert said["citation"]["page"] == 4
+
+
+def test_a_question_asking_for_names_is_answered_by_the_sentence_not_a_total_line(tmp_path):
+    """Verizon FY2022: "What are Verizon's reportable segments?" had been answered with the
+    figure of the segment note's line "Total reportable segments"; the filing's sentence that
+    names them answers it. Where no sentence does, the line's figure still stands."""
+    from conftest import FakeEmbedder
+
+    from finrag.ask import ask
+    from finrag.config import Settings
+    from finrag.facts import Fact
+    from finrag.generation import publish, write_generation
+    from finrag.search import HybridSearcher
+
+    embedder = FakeEmbedder()
+    settings = Settings(data_dir=tmp_path / "vz", qdrant_url=None)
+    table = Chunk(chunk_id="a" * 32, ticker="VZ", company="Verizon Communications Inc.",
+                  fiscal_year=2022, chunk_type="table", page=102, filing_key="VZ2022",
+                  text="Total reportable segments | 134,578 | 133,613")
+    named = Chunk(chunk_id="b" * 32, ticker="VZ", company="Verizon Communications Inc.",
+                  fiscal_year=2022, chunk_type="narrative", page=67, filing_key="VZ2022",
+                  text="We have two reportable segments that we operate and manage as "
+                       "strategic business units, Consumer and Business.")
+    fact = Fact(ticker="VZ", fiscal_year=2022, filing_key="VZ2022", source="table",
+                line_label="Total reportable segments", statement="other",
+                period_end="2022-12-31", period_fiscal_year=2022, value=134578.0,
+                unit="USD millions", page=102)
+    write_generation(settings, "gen-000001", [table, named],
+                     embedder.encode([table.text, named.text]), embedder.name, [fact])
+    publish(settings.data_dir, "gen-000001")
+    searcher = HybridSearcher(settings, embedder)
+    try:
+        asked = ask(searcher, "What are Verizon's reportable segments?", Filters(tickers=["VZ"]))
+        total = ask(searcher, "Verizon total reportable segments 2022", Filters(tickers=["VZ"]))
+    finally:
+        searcher.close()
+    assert asked.answer.kind == "passage"
+    assert [s["text"] for s in asked.answer.sentences] == [named.text]
+    assert total.answer.value == 134578.0
