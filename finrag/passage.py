@@ -118,10 +118,28 @@ _SAYS = {
 # "What industry does Amcor operate in?": answered by the company's description of itself,
 # "(Today,) we are a global leader in developing and producing responsible packaging ..."
 _FIELDS = frozenset({"industry", "sector", "business"})
-_SELF = re.compile(r"^(?:\w+, )?(?:we are|the company is|[A-Z][\w.&'-]*(?: [A-Z][\w.&'-]*){0,3}"
-                   r" is) (?:a|an|one of the)\b[^.;]{0,80}?\b(?:leader|provider|manufacturer|"
-                   r"producer|maker|developer|designer|supplier|retailer|operator|distributor|"
-                   r"marketer)s? (?:in|of)\b", re.IGNORECASE)  # not "a public limited company"
+# "what industry": the company describing itself, as Item 1 opens ("Pfizer Inc. is a
+# research-based, global biopharmaceutical company", "The Home Depot, Inc. is the world's largest
+# home improvement retailer", "We are a global leader in ... packaging"), or saying what it makes
+# or sells, two verbs at least ("The Company designs, manufactures and markets smartphones"); not
+# its legal form
+# ("a holding company", "a Delaware corporation", "a public limited company")
+_SELF = re.compile(
+    r"^(?:[\w\s]+, )?(?:we are|we're|the company is|[a-z&][\w.&'’-]*(?: [a-z&][\w.&'’-]*){0,4}"
+    r"(?:, together with its subsidiaries)?,? is)(?: now)? (?:a|an|one of the|the)\b"
+    r"(?![^.;]{0,40}?\b(?:holding company|corporation (?:organized|incorporated)|limited company|"
+    r"delaware corporation)\b)[^.;]{0,80}?\b(?:leaders?(?= (?:in|of)\b)|providers?|"
+    r"manufacturers?|producers?|makers?|developers?|designers?|suppliers?|retailers?|"
+    r"operators?|distributors?|marketers?|compan(?:y|ies)|firms?|network|contractors?|"
+    r"business(?:es)?(?=\s*(?:[,.;—]|$|(?:in|of|that|with|whose)\b)))\b"
+    r"(?!\s+(?:or\b|in (?:each|all|every|our|its)\b))")  # "the leader or among the leaders in
+    # each of our business segments" says no industry
+_MAKES = r"(?:design|develop|manufacture|make|produce|sell|market|license|support)s?"
+_DOES = re.compile(rf"^(?:we|the company) (?:design|develop|manufacture|make|produce)s?,? "
+                   rf"(?:(?:and )?{_MAKES},? )*(?:and )?{_MAKES}\b")  # not "We market and
+# distribute our products through sales channels"
+_LONG_PARENS = re.compile(r"\s*\([^()]{1,120}\)")
+_OPENER = re.compile(r"^(?:[a-z]+ )?(?:founded in \d{4}|today|overview|general), ")
 _PLACE_WORDS = ("countr", "geograph", "region", "locat", "territor")
 _REGION_WORDS = ("geograph", "region")
 # a label that opens a list's item ("Software: The depth of our offerings ...") is not a name
@@ -426,7 +444,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             if head_word.startswith(_PLACE_WORDS):
                 st = st | {head}  # "China mainland, India, Japan" names the countries asked
         if describes:  # "what industry": the company's description of itself answers
-            if not _SELF.search(_undated(s)):
+            if not _describes_itself(s):
                 continue
             st = st | set(terms)  # the question's other words are the asking ("operate in")
         cover = sum(weight[t] for t in terms if _matches(t, st)) / total
@@ -441,7 +459,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
         named = (acquires and _names_acquired(s, company_words or set())
                  and _in_years(s, asked_years))  # not a 2001 acquisition in a biography
         if (cover < _COVER or not _matches(head, st) or _INTRO.search(s)
-                or not (_does_the_job(kind, s) or identified or named)):
+                or not (_does_the_job(kind, s) or identified or named or describes)):
             continue  # a list may be of one: "our largest customer, Walmart", "acquired SRS"
         score = cover + 0.1 / hit.rank
         if kind in (LIST, AMOUNT):
@@ -540,6 +558,14 @@ def _in_order(terms: list[str], stems: list[str]) -> bool:
         else:
             return True
     return False
+
+
+def _describes_itself(sentence: str) -> bool:
+    """Whether the sentence is the company saying what it is or does (`_SELF`, `_DOES`), read
+    without its parentheses ("(the Company)") and an opening phrase ("Founded in 1982, ")."""
+    text = " ".join(_LONG_PARENS.sub("", _undated(sentence)).split())
+    text = _OPENER.sub("", text)
+    return bool(_SELF.search(text) or _DOES.search(text))
 
 
 def _undated(sentence: str) -> str:

@@ -616,3 +616,30 @@ def test_a_numbered_list_after_as_follows_is_the_list_not_a_pointer_to_a_table()
              "and operating profit for each segment are presented below.")
     assert quotes("What are PepsiCo's reportable segments?", [hit(table, ticker="PEP")],
                   {"pepsico"}) == []
+
+
+@pytest.mark.parametrize("ticker, words, text, answers", [
+    # how Item 1 opens, in the probe's filings: the company says what it is or makes
+    ("BA", {"boeing"}, "Business The Boeing Company, together with its subsidiaries (herein "
+     "referred to as “Boeing,” the “Company,” “we,” “us,” “our”), is one of the world’s major "
+     "aerospace firms.", True),
+    ("PG", {"procter", "gamble"}, "The Procter & Gamble Company (the Company) is a world-leading "
+     "multinational consumer goods company focused on providing trusted, branded products.", True),
+    ("HD", {"home", "depot"}, "The Home Depot, Inc. is the world’s largest home improvement "
+     "retailer based on net sales for fiscal 2024.", True),
+    ("TSLA", {"tesla"}, "We design, develop, manufacture, sell and lease high-performance fully "
+     "electric vehicles and energy generation and storage systems.", True),
+    # its legal form, a ranking that names no field, how it sells
+    ("JNJ", {"johnson"}, "Johnson & Johnson is a holding company, with operating companies "
+     "conducting business in virtually all countries of the world.", False),
+    ("WFC", {"wells", "fargo"}, "Wells Fargo & Company is a corporation organized under the laws "
+     "of Delaware and a financial holding company and a bank holding company.", False),
+    ("IBM", {"ibm"}, "Overall, the company is the leader or among the leaders in each of our "
+     "business segments.", False),
+    ("ADBE", {"adobe"}, "We market and distribute our products through sales channels, which "
+     "include distributors, retailers and software developers.", False),
+])
+def test_what_industry_is_the_company_saying_what_it_is_or_makes(ticker, words, text, answers):
+    got = quotes(f"What industry does {ticker} primarily operate in?",
+                 [hit(text, section="Item 1", ticker=ticker)], words | {ticker.lower()})
+    assert [q.text for q in got] == ([text] if answers else [])
