@@ -142,6 +142,11 @@ _LONG_PARENS = re.compile(r"\s*\([^()]{1,120}\)")
 _OPENER = re.compile(r"^(?:[a-z]+ )?(?:founded in \d{4}|today|overview|general), ")
 _PLACE_WORDS = ("countr", "geograph", "region", "locat", "territor")
 _REGION_WORDS = ("geograph", "region")
+# where a company operates, said of its own structure, sales or premises (not its customers'
+# demand or its capital spending by region)
+_OPERATING = re.compile(r"\b(?:operat\w*|segments?|regions?|divisions?|business(?:es)?|"
+                        r"markets?|sells?|sold|countries|offices?|facilit\w*|stores?|presence)\b",
+                        re.IGNORECASE)
 # a label that opens a list's item ("Software: The depth of our offerings ...") is not a name
 _LABELS = re.compile(r"(?:^|:\s*)[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*:")
 _WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
@@ -441,7 +446,10 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
             named = regions(s) if head_word.startswith(_REGION_WORDS) else places(s)
             if len(named) < _PLACES:
                 continue
-            if head_word.startswith(_PLACE_WORDS):
+            if head_word.startswith(_REGION_WORDS) and _OPERATING.search(s):
+                st = st | set(terms)  # "segments consist of the Americas, Europe, Greater
+                # China, Japan and Rest of Asia Pacific": where it operates, in its own words
+            elif head_word.startswith(_PLACE_WORDS):
                 st = st | {head}  # "China mainland, India, Japan" names the countries asked
         if describes:  # "what industry": the company's description of itself answers
             if not _describes_itself(s):

@@ -643,3 +643,20 @@ def test_what_industry_is_the_company_saying_what_it_is_or_makes(ticker, words, 
     got = quotes(f"What industry does {ticker} primarily operate in?",
                  [hit(text, section="Item 1", ticker=ticker)], words | {ticker.lower()})
     assert [q.text for q in got] == ([text] if answers else [])
+
+
+def test_geographies_are_where_the_company_says_it_operates_sells_or_is_organized():
+    """Apple's segments are its regions ("consist of the Americas, Europe, Greater China, Japan
+    and Rest of Asia Pacific") though the sentence never says "operate"; regions named for its
+    customers' demand (Boeing) or its capital spending (3M) are not where it operates."""
+    asked = "What are the geographies that {} primarily operates in as of FY2024?"
+    segments = ("The Company’s reportable segments consist of the Americas, Europe, Greater "
+                "China, Japan and Rest of Asia Pacific.")
+    assert [q.text for q in quotes(asked.format("Apple"), [hit(segments, ticker="AAPL")],
+                                   {"apple"})] == [segments]
+    demand = ("We are seeing a strong recovery in travel demand for our airline customers in "
+              "North and South America, the Middle East, and Europe.")
+    spending = ("In 2024, 63% of our capital spending was within the United States, followed "
+                "by Europe, Middle East and Africa; Asia Pacific; and Latin America/Canada.")
+    assert quotes(asked.format("Boeing"), [hit(demand, ticker="BA")], {"boeing"}) == []
+    assert quotes(asked.format("3M"), [hit(spending, ticker="MMM")], {"3m"}) == []
