@@ -222,7 +222,9 @@ def _registered(index, result: SearchResult, q: Question, which: str,
     latest = max(h.chunk.fiscal_year for h in hits)
     key = next(h.chunk.filing_key for h in hits if h.chunk.fiscal_year == latest)
     return narrate.registered(which, index.page_chunks(key, _COVER_PAGES),
-                              short_name(companies.get(q.tickers[0], "")))
+                              short_name(companies.get(q.tickers[0], "")),
+                              yes_no=passage.form(result.query) == passage.YES_NO,
+                              exchange=cover.exchange_named(result.query))
 
 
 _COVER_PAGES = (1, 2, 3)  # where a 10-K's cover page, and its Section 12(b) table, is printed

@@ -149,6 +149,25 @@ def _security(piece: str, with_symbols: bool) -> Security:
                     row=row)
 
 
+_NAMED_EXCHANGE = {"nyse": re.compile(r"\bnyse\b|new york stock exchange", re.I),
+                   "nasdaq": re.compile(r"\bnasdaq\b", re.I),
+                   "chicago": re.compile(r"\bchicago\b", re.I)}
+
+
+def exchange_named(question: str) -> str | None:
+    """The exchange a question names ("Is Nike's stock listed on the NYSE?"), or None."""
+    return next((name for name, pattern in _NAMED_EXCHANGE.items()
+                 if pattern.search(question)), None)
+
+
+def on_exchange(security: Security, name: str) -> bool | None:
+    """Whether the class is listed on the named exchange; None where the cover pairs no
+    exchange with it (printed in columns)."""
+    if not security.exchanges:
+        return None
+    return any(_NAMED_EXCHANGE[name].search(e) for e in security.exchanges)
+
+
 def wanted(securities: list[Security], which: str) -> list[Security]:
     if which == DEBT:
         return [s for s in securities if s.debt]

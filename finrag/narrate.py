@@ -107,30 +107,50 @@ _KINDS = {cover.DEBT: ("debt security", "debt securities"),
           cover.ALL: ("class of securities", "classes of securities")}
 
 
-def registered(which: str, chunks: list[Chunk], company: str) -> Outcome | None:
+_EXCHANGES = {"nyse": "the New York Stock Exchange", "nasdaq": "Nasdaq",
+              "chicago": "the Chicago Stock Exchange"}
+
+
+def registered(which: str, chunks: list[Chunk], company: str, yes_no: bool = False,
+               exchange: str | None = None) -> Outcome | None:
     """The classes of `which` that the cover on `chunks` (a filing's first pages, in order)
     registers, each row quoted with its citation; "none" (verdict) where it registers none of
-    them, quoting what it does register; None where the chunks hold no Section 12(b) table."""
+    them, quoting what it does register; None where the chunks hold no Section 12(b) table.
+    `yes_no`: the question asks whether there are any ("Does 3M have debt securities
+    registered?"): the verdict is "yes" with the rows, or "no". `exchange`: only the classes
+    listed there ("... listed on the NYSE?"); no answer where the cover pairs no exchange with
+    its classes."""
     found = cover.registered("\n".join(c.text for c in chunks))
     if found is None or not chunks:
         return None
     rows = cover.wanted(found, which)
+    if exchange:
+        listed = [cover.on_exchange(r, exchange) for r in rows]
+        if None in listed:
+            return None  # printed in columns: which exchange lists which class is not said
+        rows = [r for r, on in zip(rows, listed) if on]
     first = chunks[0]
     one, many = _KINDS[which]
     filing = f"{company or first.ticker}'s FY{first.fiscal_year} 10-K"
     if rows:
-        lead = (f"Registered under Section 12(b) \u2014 {filing} lists {len(rows)} "
-                f"{one if len(rows) == 1 else many} on its cover")
+        lead = (f"{'Yes' if yes_no else 'Registered under Section 12(b)'} \u2014 {filing} lists "
+                f"{len(rows)} {one if len(rows) == 1 else many} on its cover"
+                + (" under Section 12(b)" if yes_no else ""))
+    elif exchange:
+        lead = (f"{'No' if yes_no else 'None'} \u2014 {filing} lists no {many} on "
+                f"{_EXCHANGES[exchange]}; its cover lists these")
     else:
-        lead = (f"None \u2014 {filing} registers no {many} under Section 12(b) of the Exchange "
-                "Act" + ("; its cover lists only these" if found else ""))
+        lead = (f"{'No' if yes_no else 'None'} \u2014 {filing} registers no {many} under "
+                "Section 12(b) of the Exchange Act" + ("; its cover lists only these" if found
+                                                      else ""))
     shown = rows or found
     sentences = [{"text": s.row, "citation": sentence_citation(_holding(s, chunks))}
                  for s in shown]
     quoted = " ".join(f"\u201c{s['text']}\u201d" for s in sentences)
     text = f"{lead}: {quoted}" if quoted else lead
+    verdict = ("yes" if rows else "no") if yes_no else (None if rows else "none")
     return Outcome(Answer("passage", None, "", text, first.fiscal_year, sentences=sentences,
-                          verdict=None if rows else "none"), None)
+                          verdict=verdict), None)
 
 
 def _holding(security: cover.Security, chunks: list[Chunk]) -> Chunk:

@@ -212,3 +212,32 @@ def test_a_question_about_registered_securities_lifts_the_cover(data_dir, fake_e
     assert [h.chunk.page for h in plain.fused] == [90, 1]
     assert routed.routed == ["Cover"]
     assert [h.chunk.page for h in routed.fused] == [1, 90]
+
+
+def test_a_yes_or_no_question_about_registered_debt_gets_its_verdict():
+    cover = [_cover_chunk(HEAD + "Common Stock, $0.25 Par Value KO New York Stock Exchange\n"
+                          "1.875% Notes Due 2026 KO26 New York Stock Exchange")]
+    some = answer(DEBT, cover, "Coca-Cola", yes_no=True).answer
+    assert some.verdict == "yes" and some.text.startswith("Yes \u2014 Coca-Cola's FY2024 10-K")
+    assert [s["text"] for s in some.sentences] == [
+        "1.875% Notes Due 2026 KO26 New York Stock Exchange"]
+    stock_only = [_cover_chunk(HEAD + "Common Stock, $0.0001 par value per share ADBE NASDAQ")]
+    none = answer(DEBT, stock_only, "Adobe", yes_no=True).answer
+    assert none.verdict == "no" and none.text.startswith("No \u2014 Adobe's FY2024 10-K "
+                                                         "registers no debt securities")
+
+
+def test_a_question_naming_an_exchange_counts_only_the_classes_listed_there():
+    cover = [_cover_chunk(HEAD + "Common Stock, $0.25 Par Value KO New York Stock Exchange\n"
+                          "1.875% Notes Due 2026 KO26 New York Stock Exchange")]
+    assert answer(EQUITY, cover, "Coca-Cola", yes_no=True, exchange="nyse").answer.verdict == (
+        "yes")
+    elsewhere = answer(EQUITY, cover, "Coca-Cola", yes_no=True, exchange="nasdaq").answer
+    assert elsewhere.verdict == "no"
+    assert elsewhere.text.startswith("No \u2014 Coca-Cola's FY2024 10-K lists no classes of "
+                                     "stock on Nasdaq; its cover lists these")
+    columns = [_cover_chunk("Securities registered pursuant to Section 12(b) of the Act: Title "
+                            "of each class Name of each exchange on which registered Common "
+                            "Stock, par value $0.10 per share 1.900% Notes Due 2022 New York "
+                            "Stock Exchange New York Stock Exchange")]
+    assert answer(DEBT, columns, "Walmart", yes_no=True, exchange="nyse") is None
