@@ -15,6 +15,15 @@ def _result(*hits: tuple[str, str]) -> SearchResult:
     return SearchResult(query="q", filters=Filters(), fused=fused)
 
 
+
+def _filing_chunks(ticker: str, company: str, year: int, section: str):
+    """A maker of one filing's chunks: chunk(n, page, text, kind) with ids from n."""
+    def chunk(n: int, page: int, text: str, kind: str = "narrative") -> Chunk:
+        return Chunk(chunk_id=f"{n:x}" * 32, ticker=ticker, company=company, fiscal_year=year,
+                     chunk_type=kind, section=section, page=page,
+                     filing_key=f"{ticker}:{year}:10-K", text=text)
+    return chunk
+
 def test_a_line_only_one_company_prints_names_the_company():
     q = parse("iPhone net sales FY2024")
     r = _result(("AAPL", "iPhone net sales were flat"), ("AAPL", "iPhone | $201,183"),
@@ -104,10 +113,7 @@ def test_a_list_stated_past_the_passage_search_found_is_quoted_whole(tmp_path):
     from finrag.index import Index
     from finrag.passage import quotes
 
-    def chunk(n: int, page: int, text: str) -> Chunk:
-        return Chunk(chunk_id=f"{n:x}" * 32, ticker="BBY", company="Best Buy Co., Inc.",
-                     fiscal_year=2023, chunk_type="narrative", section="Item 8", page=page,
-                     filing_key="BBY:2023:10-K", text=text)
+    chunk = _filing_chunks("BBY", "Best Buy Co., Inc.", 2023, "Item 8")
 
     yardbird = chunk(1, 51, "In fiscal 2022, we acquired all of the outstanding shares of Two "
                      "Peaks, LLC d/b/a Yardbird Furniture, a direct-to-consumer outdoor furniture "
@@ -176,10 +182,7 @@ def test_a_cause_printed_beside_the_table_search_found_is_quoted(data_dir, fake_
 
     from finrag.ask import ask
 
-    def chunk(n: int, page: int, text: str, kind: str = "narrative") -> Chunk:
-        return Chunk(chunk_id=f"{n:x}" * 32, ticker="TSLA", company="Tesla, Inc.",
-                     fiscal_year=2024, chunk_type=kind, section="Item 7", page=page,
-                     filing_key="TSLA:2024:10-K", text=text)
+    chunk = _filing_chunks("TSLA", "Tesla, Inc.", 2024, "Item 7")
 
     table = chunk(1, 40, "Revenues | 2024 | 2023\nAutomotive sales revenue | 72,480 | 78,509\n"
                   "Why automotive sales revenue fell | | ", "table")
@@ -205,10 +208,7 @@ def test_a_list_that_runs_into_the_next_chunk_is_read_to_its_end(data_dir, fake_
 
     from finrag.ask import ask
 
-    def chunk(n: int, page: int, text: str) -> Chunk:
-        return Chunk(chunk_id=f"{n:x}" * 32, ticker="PEP", company="PepsiCo, Inc.",
-                     fiscal_year=2022, chunk_type="narrative", section="Item 1", page=page,
-                     filing_key="PEP:2022:10-K", text=text)
+    chunk = _filing_chunks("PEP", "PepsiCo, Inc.", 2022, "Item 1")
 
     first = chunk(1, 4, "We are organized into seven reportable segments (also referred to as "
                         "divisions), as follows: 1) Frito-Lay North America (FLNA); 2) Quaker "
