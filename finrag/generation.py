@@ -167,7 +167,7 @@ POINT_ORDER = "ORDER BY ticker, fiscal_year, chunk_type, company, row"
 
 
 def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int, avgdl: float):
-    """(chunk, stored vector, BM25 vector) for every row of the chunk table, in
+    """(chunk, stored vector, BM25 vector, row) for every row of the chunk table, in
     `POINT_ORDER`, read back a batch at a time (pass two of `write_filings`); `n`: the rows
     numbered, the scratch file's vectors. The vectors are read, not mapped: mapped, every page
     read would stay in the writer's resident memory to the end (1.5 GB a million chunks)."""
@@ -182,7 +182,7 @@ def _table_points(con: sqlite3.Connection, scratch: Path, dim: int, n: int, avgd
                 vector = np.frombuffer(os.pread(fh.fileno(), size, row * size), np.float32)
                 pairs = np.frombuffer(counts, np.uint32).reshape(-1, 2).tolist()
                 yield (Chunk.model_validate_json(payload), vector,
-                       weigh(pairs, length, avgdl))
+                       weigh(pairs, length, avgdl), row)
 
 
 def _write_table_facts(store, con: sqlite3.Connection) -> None:
@@ -497,8 +497,11 @@ def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray, tuple]],
     generation an update of a server collection writes them for."""
     batch: list[StorePoint] = []
     written: dict[str, int] = {}  # chunks of each filing so far: the next one's place in it
-    for chunk, vector, terms in points:
-        order = written[chunk.filing_key] = written.get(chunk.filing_key, -1) + 1
+    for chunk, vector, terms, row in points:
+        # its place in the filing: the chunk table's row (document order within a filing; a
+        # whole build writes the points grouped by kind), else the order given (an update)
+        order = written[chunk.filing_key] = (row if row is not None
+                                             else written.get(chunk.filing_key, -1) + 1)
         batch.append(StorePoint(chunk.chunk_id, vector, terms,
                                 _payload(chunk, whole=store.keeps_payloads, born=born,
                                          order=order)))
@@ -512,11 +515,11 @@ def _write_points(store, points: Iterable[tuple[Chunk, np.ndarray, tuple]],
 
 
 def _points(chunks: list[Chunk], vectors: np.ndarray, avgdl: float):
-    """(chunk, stored vector, BM25 vector) of these chunks (whole filings). The dense leg keeps
-    page-context vectors (`page_context_vectors`, computed per page of a filing, so a filing's
-    vectors do not depend on which other filings are indexed)."""
+    """(chunk, stored vector, BM25 vector, None) of these chunks (whole filings, in order). The
+    dense leg keeps page-context vectors (`page_context_vectors`, computed per page of a filing,
+    so a filing's vectors do not depend on which other filings are indexed)."""
     for chunk, vector in zip(chunks, _stored_vectors(chunks, vectors)):
-        yield chunk, vector, document_vector(bm25_terms(chunk), avgdl)
+        yield chunk, vector, document_vector(bm25_terms(chunk), avgdl), None
 
 
 def _stored_vectors(chunks: list[Chunk], vectors: np.ndarray) -> np.ndarray:

@@ -122,6 +122,25 @@ def test_a_reader_with_only_the_url_answers_as_the_data_dir_does(built):
     assert not reader.data_dir.exists()  # nothing local was read or made
 
 
+def test_a_filings_pages_read_from_the_server_are_in_the_documents_order(built):
+    """A whole build writes a filing's points grouped by kind; its pages still come back as the
+    data directory gives them: text and tables in the order printed."""
+    server, writer, reader, _ = built
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(finrag.store.clients, "_MEMORY_CLIENT", server)
+        local, remote = Index.open(writer), RemoteIndex.open(reader)
+        try:
+            for key in local.filings():
+                pages = range(1, 200)
+                mine = [c.chunk_id for c in local.page_chunks(key, pages)]
+                kinds = {c.chunk_type for c in local.page_chunks(key, pages)}
+                assert [c.chunk_id for c in remote.page_chunks(key, pages)] == mine
+                assert kinds == {"narrative", "table"}
+        finally:
+            local.close()
+            remote.close()
+
+
 @pytest.mark.slow  # builds the whole filings on the server (it counts TSLA's facts)
 def test_the_facts_a_reader_asks_for_come_back_in_document_order(built_whole):
     server, writer, reader, _ = built_whole
