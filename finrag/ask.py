@@ -123,7 +123,8 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
     if kind == passage.CAUSE or (in_words and outcome.answer is None
                                  and not q.asks_for_something):
         outcome = _narrated(index, result, q, _named_years(result), kind, outcome, companies)
-    elif kind == passage.LIST and not q.asks_for_something and passage.names_things(result.query):
+    elif (kind == passage.LIST and not q.asks_for_something and outcome.answer is not None
+          and passage.names_things(result.query) and _a_total_of(outcome.answer, result.query)):
         # "What are Verizon's reportable segments?" asks for names, not the figure of a line
         # printed by that name ("Total reportable segments"): the sentence stating them first
         told = _narrated(index, result, q, _named_years(result), kind, Outcome(None, None),
@@ -191,6 +192,15 @@ def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], 
             quotes = passage.quotes(result.query, hits + more, names, kind)
     return narrate.narrate(result.query, kind, figure, quotes, result.fused,
                            narrate.generator_from_env)
+
+
+def _a_total_of(a: Answer, question: str) -> bool:
+    """Whether a figure answering a question that names no year is a "Total ..." line the
+    question did not ask a total of: "What are Verizon's reportable segments?" met
+    "Total reportable segments" (not "What were Boeing's deferred tax assets in 2023?")."""
+    label = (a.figures[0].fact.line_label if a.figures else "").lower()
+    return (label.startswith("total") and "total" not in question.lower()
+            and not parse(question).years)
 
 
 def _continued(index, hits: list[Hit]) -> dict[str, Hit]:

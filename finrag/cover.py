@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 
 DEBT, EQUITY, ALL = "debt", "equity", "all"
 
-_MARKET = r"(?<!foreign )(?<!currency )\b(?:exchanges?|nasdaq|nyse)\b(?! rates?)"
+_MARKET = (r"(?<!foreign )(?<!currency )\b(?:exchanges?|nasdaq|nyse)\b(?! rates?)"
+           r"(?![- ]traded)")
+# "registered" of securities: not "registered holders", "registered public accounting firm"
+_REGISTERED = r"\bregistered\b(?!\s+(?:holders?|owners?|public|independent|trademarks?))"
 _ASKS = re.compile(
-    r"\bregistered\b.*\b(?:securit|notes?\b|stock|shares|exchange|12\s*\(b\))|"
-    r"\bsecurit\w*\b.*\bregistered\b|"
+    rf"{_REGISTERED}.*\b(?:securit|notes?\b|stock|shares|exchange|12\s*\(b\))|"
+    rf"\bsecurit\w*\b.*{_REGISTERED}|"
     rf"\b(?:listed|traded|trades?)\b.*{_MARKET}|{_MARKET}.*\b(?:listed|traded|trades?)\b|"
     r"\b(?:trading|ticker) symbols?\b", re.IGNORECASE)
 _DEBT_Q = re.compile(r"\b(?:debt|notes|bonds|debentures)\b", re.IGNORECASE)
@@ -81,7 +84,9 @@ def asks(question: str) -> str | None:
         return None
     if _DEBT_Q.search(question):
         return DEBT
-    return EQUITY if _EQUITY_Q.search(question) and "securit" not in question.lower() else ALL
+    equity = _EQUITY_Q.search(question) and ("securit" not in question.lower()
+                                              or "equity" in question.lower())
+    return EQUITY if equity else ALL
 
 
 def block(text: str) -> str | None:

@@ -138,7 +138,7 @@ def registered(which: str, chunks: list[Chunk], company: str, yes_no: bool = Fal
                 + (" under Section 12(b)" if yes_no else ""))
     elif exchange:
         lead = (f"{'No' if yes_no else 'None'} \u2014 {filing} lists no {many} on "
-                f"{_EXCHANGES[exchange]}; its cover lists these")
+                f"{_EXCHANGES[exchange]}" + ("; its cover lists these" if found else ""))
     else:
         lead = (f"{'No' if yes_no else 'None'} \u2014 {filing} registers no {many} under "
                 "Section 12(b) of the Exchange Act" + ("; its cover lists only these" if found

@@ -128,10 +128,11 @@ _SELF = re.compile(
     r"^(?:[\w\s]+, )?(?:we are|we're|the company is|[a-z&][\w.&'’-]*(?: [a-z&][\w.&'’-]*){0,4}"
     r"(?:, together with its subsidiaries)?,? is)(?: now)? (?:a|an|one of the|the)\b"
     r"(?![^.;]{0,40}?\b(?:holding company|corporation (?:organized|incorporated)|limited company|"
-    r"delaware corporation)\b)[^.;]{0,80}?\b(?:leaders?(?= (?:in|of)\b)|providers?|"
+    r"delaware corporation)\b)(?:\s*(?!(?:of|to|by|in|for|with|from|on|at|that|which|who|whose|"
+    r"than)\b)[\w,&'’-]+){0,10}?\s*\b(?:leaders?(?= (?:in|of)\b)|providers?|"
     r"manufacturers?|producers?|makers?|developers?|designers?|suppliers?|retailers?|"
     r"operators?|distributors?|marketers?|compan(?:y|ies)|firms?|network|contractors?|"
-    r"business(?:es)?(?=\s*(?:[,.;—]|$|(?:in|of|that|with|whose)\b)))\b"
+    r"business(?:es)?(?=\s*(?:[,.;—]|$|(?:in|of|that|with|whose)\b)))\b(?!['’]s)"
     r"(?!\s+(?:or\b|in (?:each|all|every|our|its)\b))")  # "the leader or among the leaders in
     # each of our business segments" says no industry
 _MAKES = r"(?:design|develop|manufacture|make|produce|sell|market|license|support)s?"
@@ -177,7 +178,7 @@ _OPENING, _EARLY = 5, 8
 # ... or whose subject is what is asked, stated: "Other significant competitors include ..."
 _SUBJECT = 4
 _ACQUIRED = re.compile(r"\b(?:acquired|acquisitions? of|purchased|bought|merged with|"
-                       r"combination with)\s+")
+                       r"combination with)\s+", re.IGNORECASE)
 _NOT_WHAT = frozenset("by for from to with through during as under on at".split())
 _HELD = frozenset("interest interests stake stakes investment".split())  # "interest in X"
 _ACQUIRED_REACH = 16  # words between the verb and the name: "all of the outstanding shares of"
@@ -215,7 +216,7 @@ _MIN_WORDS, _MAX_WORDS = 6, 90
 _LIST_WORDS = 200  # a colon's items read on: PepsiCo's seven divisions, each described
 # three figures in a row with no word between: a table's row run into the text after it
 # ("Revenues $23,162 $26,540 $26,257 % of total ...", "Net revenue $ 86,392 $ 79,474 9 %")
-_CELL = r"(?:\$\s*)?\(?-?\d[\d,.]*\)?\s*%?"
+_CELL = r"(?:\$\s*)?\(?-?\d(?:[\d,.]*\d)?\)?\s*%?"  # ends in a digit: "31, 2023" is a date
 _ROW_RUN = re.compile(rf"(?<![\w,]){_CELL}\s+{_CELL}\s+{_CELL}(?![\w])")
 _PAIRED = 120  # a change and the sentence explaining it, quoted together
 # a sentence that opens by referring back to the change before it: "The increase was due to",
@@ -354,7 +355,8 @@ def _lists_read_on(pieces: list[str]) -> list[str]:
             if n and not _GOES_ON.search(joined) and (semicolons or not colon):
                 break
             longer = f"{joined} {item.strip()}"
-            if len(longer.split()) > _LIST_WORDS:
+            if len(longer.split()) > (_LIST_WORDS if ";" in longer else _MAX_WORDS):
+                # the same limit `_quotable` applies: a colon's semicolon items may run long
                 break
             joined, semicolons = longer, semicolons or item.rstrip().endswith(";")
         if joined != piece.rstrip():
@@ -678,15 +680,16 @@ def _names_acquired(sentence: str, company_words: set[str]) -> bool:
     for m in _ACQUIRED.finditer(sentence):
         before = ""
         for i, w in enumerate(re.findall(r"[\w%&.'’-]+", sentence[m.end():])[:_ACQUIRED_REACH]):
-            if w[0].isupper() or w[0] in "\"“(":
-                name = w.strip("\"“(.,")
+            if w[0].isupper():
+                name = w.strip(".,")
                 if name not in _NOT_NAMES and name.lower() not in company_words:
                     return True
                 continue  # "common stock not already owned by Pfizer of Trillium"
             if (w[0].isdigit() and not w.endswith("%")) or (i == 0 and w in _NOT_WHAT) or (
-                    w == "in" and before not in _HELD):
+                    w == "in" and before not in _HELD) or w == "from":
                 break  # an amount ("acquired $2.1 billion of"), who bought ("purchased by
-                # customers"), where ("technology acquired in our Anacor acquisition")
+                # customers"), where ("technology acquired in our Anacor acquisition"), whom
+                # from ("purchased equipment from Siemens")
             before = w
     return False
 

@@ -127,6 +127,9 @@ def test_no_table_is_none_and_a_table_saying_none_is_empty():
     ("What was the effect of the foreign exchange on traded goods?", None),
     ("Is the registered public accounting firm independent?", None),
     ("How many shares were traded?", None),
+    ("How many registered holders of common stock did Apple have?", None),
+    ("What is the fair value of 3M's exchange-traded derivatives?", None),
+    ("Which equity securities are registered under Section 12(b)?", EQUITY),
 ])
 def test_which_questions_ask_for_the_registered_securities(question, which):
     assert asks(question) == which

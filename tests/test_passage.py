@@ -660,3 +660,39 @@ def test_geographies_are_where_the_company_says_it_operates_sells_or_is_organize
                 "by Europe, Middle East and Africa; Asia Pacific; and Latin America/Canada.")
     assert quotes(asked.format("Boeing"), [hit(demand, ticker="BA")], {"boeing"}) == []
     assert quotes(asked.format("3M"), [hit(spending, ticker="MMM")], {"3m"}) == []
+
+
+@pytest.mark.parametrize("text", [
+    "The Company is the defendant in several lawsuits brought by a competitor company.",
+    "Revenue growth is the company's top priority for the coming fiscal year.",
+    "We are a party to many contracts with a provider of cloud services.",
+])
+def test_a_sentence_about_the_company_that_is_not_what_it_is_names_no_industry(text):
+    assert quotes("What industry does Acme primarily operate in?",
+                  [hit(text, section="Item 1", ticker="ACME")], {"acme"}) == []
+
+
+def test_a_date_is_no_row_and_a_purchase_from_a_supplier_is_no_acquisition():
+    dated = ("Net sales increased in each of the years ended December 31, 2023, 2022 and 2021, "
+             "primarily driven by higher volumes.")
+    assert sentences(dated) == [dated]
+    bought = hit("In fiscal 2024, we purchased equipment from Siemens for our new plants, for "
+                 "$120 million.", ticker="ACME")
+    acquisition = hit("On December 22, 2024, we completed the acquisition of Abiomed, a "
+                      "provider of heart pumps, for $16.5 billion.", 2, ticker="ACME")
+    asked = "What acquisitions did Acme complete in fiscal 2024?"
+    assert [q.text for q in quotes(asked, [bought, acquisition], {"acme"})] == [
+        acquisition.chunk.text]
+
+
+def test_a_colon_followed_by_whole_sentence_bullets_is_read_on_as_far_as_a_quote_goes():
+    text = ("We have four reportable segments: • UnitedHealthcare provides health care benefits "
+            "to employers and individuals in all 50 states. • Optum Health delivers care through "
+            "local clinics and at home. • Optum Insight offers data, analytics and technology to "
+            "health systems. • Optum Rx provides pharmacy care services to millions of people "
+            "across the country every single year through its many networks and channels, "
+            "including specialty pharmacy, home delivery and community pharmacies of many kinds.")
+    got = quotes("What are UnitedHealth's reportable segments?", [hit(text, ticker="UNH")],
+                 {"unitedhealth"})
+    assert got and got[0].text.startswith("We have four reportable segments: UnitedHealthcare")
+    assert len(got[0].text.split()) <= 90

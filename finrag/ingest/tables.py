@@ -35,8 +35,8 @@ _NUMBER = re.compile(r"((?:(?<=[A-Za-z])\((?=\$?\s?\d)|(?<![\w.,/&-])\(?)\$?\s?\
                      r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?\)?%?\)?)(?![\w/&-]|[.,]\d)")
 _DASH = re.compile(r"^[—–-]+$")
 # a reference to the notes inside a label or a header: its numbers are no values
-_NOTE_REF = (r"(?P<note>\((?:see\s+)?notes?\s+\d+[A-Z]?(?:\s*(?:,|and|&)\s*\d+[A-Z]?)*"
-             r"(?:\s+and\s+\d+[A-Z]?)?\))")
+_NOTE_REF = (r"(?P<note>\((?:see\s+)?notes?\s+\d+[A-Z]?"
+             r"(?:\s*(?:,\s*and|,|and|&)\s*\d+[A-Z]?)*\))")
 _LONE_DASH = r"(?<!\S)[—–-](?!\S)"  # a dash cell in running text: "Other — — (10)"
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _UNIT = re.compile(r"(thousands|millions|billions)\b", re.I)  # pypdf: "(Inmillions,"
@@ -81,6 +81,7 @@ class _State:
     month_days: list[tuple[int, int]] = field(default_factory=list)  # one per header column
     header_split: bool = False  # the header's first period ended a paragraph
     rows: int = 0  # rows read under the current header
+    pending: bool = False  # `values` began beside the label, the rest on lines of their own
 
 
 def table_facts(filing: Filing) -> list[Fact]:
@@ -242,7 +243,7 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
                 head, label = _split_section(" ".join(words[start:]))
                 if head:
                     state.section = head
-                state.label, state.values = label, list(run)
+                state.label, state.values, state.pending = label, list(run), True
                 return
             else:
                 words.extend(t.text for t in run)
@@ -254,7 +255,7 @@ def _text(state: _State, text: str, filing, block, facts) -> None:
     label = " ".join(words)
     if label:
         _remember(state, label)
-    state.label, state.values = label, []
+    state.label, state.values, state.pending = label, [], False
 
 
 def _split_section(words: str) -> tuple[str, str]:
@@ -290,12 +291,24 @@ def _loose_values(state: _State, items: list[_Token], filing, block, facts) -> N
     _close_header(state)
     if not state.label or not state.columns:
         return
+    if state.pending and _unlike(state.values, items):
+        state.label, state.values, state.pending = "", [], False
+        return  # "Goodwill impairment 1,234" then a page's number "52": not its next year
     state.values.extend(items)
     if len(state.values) == len(state.columns):
         _emit(state, state.label, state.values, filing, block, facts)
-        state.label, state.values = "", []
+        state.label, state.values, state.pending = "", [], False
     elif len(state.values) > len(state.columns):
-        state.label, state.values = "", []
+        state.label, state.values, state.pending = "", [], False
+
+
+def _unlike(started: list[_Token], more: list[_Token]) -> bool:
+    """Whether numbers on lines of their own cannot be the rest of a row begun beside its
+    label: the row's first value is printed with a thousands separator and one of them is a
+    bare number of up to three digits (a page number, a note's)."""
+    if not any("," in t.text for t in started):
+        return False
+    return any(t.kind == "value" and re.fullmatch(r"\d{1,3}", t.text.strip()) for t in more)
 
 
 def _close_header(state: _State) -> None:

@@ -229,3 +229,19 @@ def test_pdf_statement_layouts_of_four_financebench_10ks():
         fiscal_year=2016, period_end="2016-06-30"))
     assert {(f.statement, f.period_fiscal_year, f.value) for f in msft} == {
         ("cash_flow", 2016, 16798.0), ("cash_flow", 2015, 12193.0), ("cash_flow", 2014, 22074.0)}
+
+
+def test_a_row_begun_beside_its_label_is_not_finished_by_a_page_number():
+    facts = table_facts(_filing([
+        "Consolidated Statement of Income",
+        "Years ended December 31 (Millions) 2022 2021 2020",
+        "Net sales $ 34,229", "$ 35,355", "$ 32,184",
+        "Goodwill impairment 1,234 456", "52"], fiscal_year=2022, period_end="2022-12-31"))
+    assert _values(facts) == {("Net sales", 2022): 34229.0, ("Net sales", 2021): 35355.0,
+                              ("Net sales", 2020): 32184.0}
+    noted = table_facts(_filing([
+        "CONSOLIDATED BALANCE SHEETS", "(Dollars in Millions) 2022 2021",
+        "Cash and cash equivalents (Notes 1, 2, and 3) $ 14,127 14,487"],
+        fiscal_year=2022, period_end="2022-12-31"))
+    assert _values(noted) == {("Cash and cash equivalents (Notes 1, 2, and 3)", 2022): 14127.0,
+                              ("Cash and cash equivalents (Notes 1, 2, and 3)", 2021): 14487.0}
