@@ -383,3 +383,19 @@ def test_a_hostile_table_cell_is_shown_inert(app, data_dir, fake_embedder):
     assert cells and unescape(" ".join(cells)).count("javascript:alert(1)") >= 1
     for raw in (r"!\[", r"\]\(javascript:", r"\$x", r"\*\*1"):
         assert not any(re.search(r"(?<!\\)" + raw, c) for c in cells), raw
+
+
+def test_the_securities_a_cover_registers_are_shown_row_by_row_with_their_page(app,
+                                                                              sample_index):
+    """Apple's FY2024 cover registers eight notes beside its common stock: the answer names
+    them, each row quoted as printed, cited to the cover page, with a button to open it."""
+    at = ask(app(sample_index), "Which debt securities are registered under Apple's name?")
+    panel = at.get_by_key("answer-figure")
+    shown = [unescape(m.value) for m in panel if getattr(m, "type", None) == "markdown"]
+    assert any("Registered under Section 12(b)" in s and "8 debt securities" in s for s in shown)
+    quoted = [re.sub(r":blue-background\[(.*?)\]", r"\1", s) for s in shown
+              if s.startswith("> ")]  # the question's words marked
+    assert len(quoted) == 8 and "0.000% Notes due 2025" in quoted[0]
+    assert not any("Common Stock" in s for s in quoted)
+    captions = [unescape(c.value) for c in panel if getattr(c, "type", None) == "caption"]
+    assert any("Apple" in c and "Cover" in c for c in captions), captions
