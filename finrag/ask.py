@@ -124,11 +124,11 @@ def ask(searcher, question: str, filters: Filters | None = None, top_k: int = 10
                                  and not q.asks_for_something):
         outcome = _narrated(index, result, q, _named_years(result), kind, outcome, companies)
     elif (kind == passage.LIST and not q.asks_for_something and outcome.answer is not None
-          and passage.names_things(result.query) and _a_total_of(outcome.answer, result.query)):
+          and passage.names_things(result.query) and not _named_years(result)
+          and _a_total_of(outcome.answer, result.query)):
         # "What are Verizon's reportable segments?" asks for names, not the figure of a line
         # printed by that name ("Total reportable segments"): the sentence stating them first
-        told = _narrated(index, result, q, _named_years(result), kind, Outcome(None, None),
-                         companies)
+        told = _narrated(index, result, q, (), kind, Outcome(None, None), companies)
         outcome = told if told.answer is not None else outcome
     elif outcome.answer is not None and q.items:  # the filing's own, different total beside it
         outcome.answer.other_totals = other_totals(outcome.answer, q.items[0],
@@ -195,12 +195,10 @@ def _narrated(index, result: SearchResult, q: Question, named: tuple[int, ...], 
 
 
 def _a_total_of(a: Answer, question: str) -> bool:
-    """Whether a figure answering a question that names no year is a "Total ..." line the
-    question did not ask a total of: "What are Verizon's reportable segments?" met
-    "Total reportable segments" (not "What were Boeing's deferred tax assets in 2023?")."""
+    """Whether the figure is a "Total ..." line the question did not ask a total of: "What
+    are Verizon's reportable segments?" met "Total reportable segments"."""
     label = (a.figures[0].fact.line_label if a.figures else "").lower()
-    return (label.startswith("total") and "total" not in question.lower()
-            and not parse(question).years)
+    return label.startswith("total") and "total" not in question.lower()
 
 
 def _continued(index, hits: list[Hit]) -> dict[str, Hit]:

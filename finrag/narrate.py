@@ -121,7 +121,7 @@ def registered(which: str, chunks: list[Chunk], company: str, yes_no: bool = Fal
     listed there ("... listed on the NYSE?"); no answer where the cover pairs no exchange with
     its classes."""
     found = cover.registered("\n".join(c.text for c in chunks))
-    if found is None or not chunks:
+    if found is None:  # no chunks, or no Section 12(b) table on them
         return None
     rows = cover.wanted(found, which)
     if exchange:

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from finrag.asking import question_part
 from finrag.models import Hit
 from finrag.places import places, regions
+from finrag.question import parse
 from finrag.tokens import tokenize
 
 CAUSE, LIST, AMOUNT, YES_NO = "cause", "list", "amount", "yes_no"
@@ -431,7 +432,7 @@ def quotes(text: str, hits: list[Hit], company_words: set[str] | None = None,
     persons = kind == LIST and bool(_AGENT.fullmatch(head_word))  # competitors, customers
     describes = kind == LIST and head_word in _FIELDS  # "what industry"
     acquires = kind == LIST and any(t.startswith("acqui") for t in terms)
-    asked_years = _asked_years(text or "")
+    asked_years = set(parse(text or "").years)
     # "which countries", "what geographies", "where": the answer names places
     wants_places = kind == LIST and (head_word.startswith(_PLACE_WORDS)
                                      or bool(_WHERE.search(question_part(text or ""))))
@@ -694,20 +695,18 @@ def _names_acquired(sentence: str, company_words: set[str]) -> bool:
     return False
 
 
-def _asked_years(text: str) -> set[int]:
-    """The fiscal years a question names ("FY2023", "fiscal 2022", "FY21", "2021")."""
-    return {int(y) if len(y) == 4 else 2000 + int(y)
-            for y in re.findall(r"\b(?:FY|fiscal(?: year)?\s*)?'?((?:19|20)\d\d)\b|\bFY'?(\d\d)\b",
-                                text, re.IGNORECASE) for y in y if y}
+def _years_in(sentence: str) -> set[int]:
+    return {int(y) for y in _A_YEAR.findall(sentence)}
 
 
 def _in_years(sentence: str, years: set[int]) -> bool:
     """Whether the sentence is about the years asked: it dates nothing, or one of them (or
     the calendar year before, where a fiscal year begins)."""
-    said = {int(y) for y in re.findall(r"\b((?:19|20)\d\d)\b", sentence)}
+    said = _years_in(sentence)
     return not years or not said or bool(said & (years | {y - 1 for y in years}))
 
 
+_A_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _COMPARED = re.compile(r"\b(?:compared (?:to|with)|versus|vs\.?|over|from|than(?: in)?|"
                        r"relative to)\s+(?:fiscal\s+|FY\s*)?((?:19|20)\d\d)\b", re.IGNORECASE)
 
@@ -716,7 +715,7 @@ def _of_years(sentence: str, years: set[int]) -> bool:
     """Whether a cause is of the years asked: it dates nothing, names one of them, or names
     only the year before as what it compares with ("improved 2.4 points compared to 2023")."""
     compared = {int(y) for y in _COMPARED.findall(sentence)}
-    own = {int(y) for y in re.findall(r"\b((?:19|20)\d\d)\b", sentence)} - compared
+    own = _years_in(sentence) - compared
     if not years or not (own or compared):
         return True
     return bool(own & years) if own else bool(compared & {y - 1 for y in years})
